@@ -1,0 +1,15 @@
+// Package block holds the six content blocks a message is made of — text,
+// thinking, data, hint, tool_call and tool_result — with their sources,
+// states and the permission rule a tool call can carry.
+//
+// Blocks live below both messages and events because events carry them too
+// (a REQUIRE_USER_CONFIRM event lists tool-call blocks); package message
+// re-exports them under its own names. Each block encodes itself to exactly
+// the JSON AgentScope 2.x emits (field order, null versus omitted, enum
+// strings) by appending to a byte slice, and grows in amortized O(1): text
+// appended to a block never copies what is already there, and a base64 data
+// source keeps its bytes decoded until the JSON boundary.
+//
+// Nullable string fields use the empty string for null: "" encodes as null
+// and null decodes as "".
+package block

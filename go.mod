@@ -1,0 +1,3 @@
+module github.com/agentscope-go/agentscope
+
+go 1.26

@@ -1,0 +1,218 @@
+package wire
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+const hex = "0123456789abcdef"
+
+// safe[b] is true for ASCII bytes that need no escaping.
+var safe = func() (t [utf8.RuneSelf]bool) {
+	for i := 0x20; i < utf8.RuneSelf; i++ {
+		t[i] = i != '"' && i != '\\'
+	}
+	return t
+}()
+
+// AppendString appends s as a JSON string literal. Invalid UTF-8 bytes become
+// U+FFFD, so the output is always valid JSON.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if safe[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\ufffd"...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendKey appends `"name":`; name must need no escaping.
+func AppendKey(dst []byte, name string) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, name...)
+	return append(dst, '"', ':')
+}
+
+// AppendNullString appends s, or null when s is empty.
+func AppendNullString(dst []byte, s string) []byte {
+	if s == "" {
+		return append(dst, "null"...)
+	}
+	return AppendString(dst, s)
+}
+
+// AppendObject appends m as a JSON object with keys in sorted order; a nil
+// map is written as {} (the wire default for metadata).
+func AppendObject(dst []byte, m map[string]any) []byte {
+	if len(m) == 0 {
+		return append(dst, '{', '}')
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, k)
+		dst = append(dst, ':')
+		dst = AppendAny(dst, m[k])
+	}
+	return append(dst, '}')
+}
+
+// AppendNullObject appends m, or null when m is nil.
+func AppendNullObject(dst []byte, m map[string]any) []byte {
+	if m == nil {
+		return append(dst, "null"...)
+	}
+	return AppendObject(dst, m)
+}
+
+// AppendAny appends an arbitrary JSON-like value: the shapes encoding/json
+// decodes into (with UseNumber) plus Go integers, json.RawMessage and, as a
+// last resort, anything json.Marshal accepts.
+func AppendAny(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case string:
+		return AppendString(dst, v)
+	case bool:
+		return strconv.AppendBool(dst, v)
+	case json.Number:
+		return append(dst, v...)
+	case float64:
+		return AppendFloat(dst, v)
+	case float32:
+		return AppendFloat(dst, float64(v))
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case int64:
+		return strconv.AppendInt(dst, v, 10)
+	case int32:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case uint64:
+		return strconv.AppendUint(dst, v, 10)
+	case map[string]any:
+		return AppendObject(dst, v)
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendAny(dst, e)
+		}
+		return append(dst, ']')
+	case []string:
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendString(dst, e)
+		}
+		return append(dst, ']')
+	case json.RawMessage:
+		if len(v) == 0 {
+			return append(dst, "null"...)
+		}
+		return AppendCompact(dst, v)
+	case interface{ AppendJSON([]byte) []byte }:
+		return v.AppendJSON(dst)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return AppendString(dst, err.Error())
+	}
+	return AppendCompact(dst, b)
+}
+
+// AppendFloat writes f the way Python's repr does for the common cases:
+// integral values keep a ".0", others use the shortest round-trip form.
+func AppendFloat(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(dst, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-Infinity"...)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e16 {
+		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
+		return append(dst, '.', '0')
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+}
+
+// AppendCompact appends the JSON text raw with insignificant white space
+// removed, in the pydantic style (no spaces after ',' and ':').
+func AppendCompact(dst []byte, raw []byte) []byte {
+	inStr, esc := false, false
+	for _, c := range raw {
+		if inStr {
+			dst = append(dst, c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '"':
+			inStr = true
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}

@@ -1,0 +1,116 @@
+package message
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/wire"
+	"github.com/agentscope-go/agentscope/stamp"
+)
+
+func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }
+
+// AppendJSON appends the message's wire JSON to dst.
+func (m *Msg) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"name":`...)
+	dst = wire.AppendString(dst, m.Name)
+	dst = append(dst, `,"content":`...)
+	dst = block.AppendList(dst, m.Content)
+	dst = append(dst, `,"role":`...)
+	dst = wire.AppendString(dst, string(m.Role))
+	dst = append(dst, `,"id":`...)
+	dst = wire.AppendString(dst, m.ID)
+	dst = append(dst, `,"metadata":`...)
+	dst = wire.AppendObject(dst, m.Metadata)
+	dst = append(dst, `,"created_at":`...)
+	dst = wire.AppendString(dst, m.CreatedAt)
+	dst = append(dst, `,"usage":`...)
+	if m.Usage == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = m.Usage.AppendJSON(dst)
+	}
+	dst = append(dst, `,"finished_at":`...)
+	dst = wire.AppendNullString(dst, m.FinishedAt)
+	dst = append(dst, `,"finished_reason":`...)
+	dst = wire.AppendNullString(dst, string(m.FinishedReason))
+	dst = append(dst, `,"structured_output":`...)
+	dst = wire.AppendNullObject(dst, m.StructuredOutput)
+	dst = append(dst, `,"error":`...)
+	if m.Error == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = m.Error.AppendJSON(dst)
+	}
+	return append(dst, '}')
+}
+
+// MarshalJSON returns the message's wire JSON.
+func (m *Msg) MarshalJSON() ([]byte, error) { return m.AppendJSON(make([]byte, 0, 512)), nil }
+
+// UnmarshalJSON decodes a message and checks the role rules. Missing ids and
+// created_at take fresh values from stamp.Default, as the reference's
+// defaults do.
+func (m *Msg) UnmarshalJSON(data []byte) error {
+	o, err := wire.ParseObject("message", data)
+	if err != nil {
+		return err
+	}
+	*m = Msg{}
+	o.String("name", &m.Name)
+	var role string
+	o.String("role", &role)
+	m.Role = Role(role)
+	o.StringOr("id", &m.ID, "")
+	o.Map("metadata", &m.Metadata)
+	o.StringOr("created_at", &m.CreatedAt, "")
+	o.NullString("finished_at", &m.FinishedAt)
+	var reason string
+	o.NullString("finished_reason", &reason)
+	m.FinishedReason = FinishedReason(reason)
+	if o.Err() == nil && reason != "" && !m.FinishedReason.Valid() {
+		o.Fail("finished_reason", "unknown value %q", reason)
+	}
+	o.Map("structured_output", &m.StructuredOutput)
+	content := o.Array("content", true)
+	if raw, ok := o.Raw("usage"); ok && raw != nil {
+		u, err := wire.ParseObject("usage", raw)
+		if err != nil {
+			return err
+		}
+		m.Usage = new(Usage)
+		u.Int("input_tokens", &m.Usage.InputTokens, true, 0)
+		u.Int("output_tokens", &m.Usage.OutputTokens, true, 0)
+		u.Int("cache_input_tokens", &m.Usage.CacheInputTokens, false, 0)
+		u.Int("cache_creation_input_tokens", &m.Usage.CacheCreationInputTokens, false, 0)
+		if err := u.Err(); err != nil {
+			return err
+		}
+	}
+	if raw, ok := o.Raw("error"); ok && raw != nil {
+		m.Error = new(event.ErrorInfo)
+		if err := m.Error.UnmarshalJSON(raw); err != nil {
+			return err
+		}
+	}
+	if err := o.Err(); err != nil {
+		return err
+	}
+	m.Content = make([]Block, 0, len(content))
+	for i, raw := range content {
+		b, err := block.Decode(raw)
+		if err != nil {
+			return fmt.Errorf("message content[%d]: %w", i, err)
+		}
+		m.Content = append(m.Content, b)
+	}
+	if m.ID == "" {
+		m.ID = stamp.Default.NewID()
+	}
+	if m.CreatedAt == "" {
+		m.CreatedAt = stamp.Default.Now()
+	}
+	return m.Validate()
+}

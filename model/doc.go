@@ -1,0 +1,17 @@
+// Package model defines the streaming chat-model contract the agent loop
+// drives, and the provider-neutral pieces around it: requests, tool schemas
+// and tool choice, typed errors, and the Accumulator that turns a stream of
+// delta chunks into the finished response content.
+//
+// A ChatModel call is an iter.Seq2[Chunk, error]. Chunks are deltas: each
+// Part names a logical block by a key that is stable for the whole call
+// (the provider's block index, item id or tool-call id), so the consumer can
+// open, grow and close blocks as they arrive. An error yielded before the
+// first chunk means the call failed (the agent may retry or fall back); an
+// error after it ends the stream. Cancelling ctx ends the stream early; the
+// consumer, not the model, decides that the call was interrupted.
+//
+// Provider adapters live in sub-packages (model/openai, model/anthropic,
+// model/gemini, model/ollama); model/scripted plays scripted turns for tests
+// and the demo.
+package model

@@ -1,0 +1,174 @@
+package stamp
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Source hands out entity ids and creation timestamps. Implementations must
+// be safe for concurrent use.
+type Source interface {
+	// NewID returns a fresh identifier.
+	NewID() string
+	// Now returns the current time in the wire's timestamp format.
+	Now() string
+}
+
+// Default is the production source: random uuid4 hex ids and the local wall
+// clock. It is safe for concurrent use.
+var Default Source = defaultSource{}
+
+type defaultSource struct{}
+
+func (defaultSource) NewID() string { return arenaID() }
+func (defaultSource) Now() string   { return arenaTime(time.Now()) }
+
+const hexDigits = "0123456789abcdef"
+
+// AppendID appends a random uuid4 in hex form (32 characters, version and
+// variant bits set as Python's uuid4 does).
+func AppendID(dst []byte) []byte {
+	hi, lo := rand.Uint64(), rand.Uint64()
+	hi = hi&^(0xf<<12) | 0x4<<12 // version 4
+	lo = lo&^(0x3<<62) | 0x2<<62 // RFC 4122 variant
+	for i := 60; i >= 0; i -= 4 {
+		dst = append(dst, hexDigits[hi>>uint(i)&0xf])
+	}
+	for i := 60; i >= 0; i -= 4 {
+		dst = append(dst, hexDigits[lo>>uint(i)&0xf])
+	}
+	return dst
+}
+
+// NewID returns a random uuid4 in hex form.
+func NewID() string { return string(AppendID(make([]byte, 0, 32))) }
+
+// AppendTime appends t in Python's isoformat() shape for a naive datetime:
+// YYYY-MM-DDTHH:MM:SS, then .ffffff only when the microseconds are non-zero.
+// The zone is dropped (the reference emits naive local time).
+func AppendTime(dst []byte, t time.Time) []byte {
+	year, month, day := t.Date()
+	hour, min, sec := t.Clock()
+	dst = appendPad(dst, year, 4)
+	dst = append(dst, '-')
+	dst = appendPad(dst, int(month), 2)
+	dst = append(dst, '-')
+	dst = appendPad(dst, day, 2)
+	dst = append(dst, 'T')
+	dst = appendPad(dst, hour, 2)
+	dst = append(dst, ':')
+	dst = appendPad(dst, min, 2)
+	dst = append(dst, ':')
+	dst = appendPad(dst, sec, 2)
+	if us := t.Nanosecond() / 1000; us != 0 {
+		dst = append(dst, '.')
+		dst = appendPad(dst, us, 6)
+	}
+	return dst
+}
+
+// FormatTime formats t like AppendTime.
+func FormatTime(t time.Time) string { return string(AppendTime(make([]byte, 0, 26), t)) }
+
+// ParseTime parses both shapes FormatTime produces (with and without the
+// fraction, in local time), and also accepts RFC 3339 input.
+func ParseTime(s string) (time.Time, error) {
+	if t, err := time.ParseInLocation("2006-01-02T15:04:05.999999", s, time.Local); err == nil {
+		return t, nil
+	}
+	return time.Parse(time.RFC3339Nano, s)
+}
+
+func appendPad(dst []byte, v, width int) []byte {
+	var tmp [20]byte
+	b := strconv.AppendInt(tmp[:0], int64(v), 10)
+	for i := len(b); i < width; i++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, b...)
+}
+
+// The default source carves ids and timestamps out of shared 4 KiB arenas so
+// that a streaming reply does not pay one allocation per string. The bytes of
+// a handed-out string are never written again, so sharing is safe; an arena
+// stays alive while any string cut from it does.
+const arenaSize = 4096
+
+type arena struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+var arenas = sync.Pool{New: func() any { return &arena{} }}
+
+func (a *arena) cut(n int, fill func([]byte) []byte) string {
+	if cap(a.buf)-len(a.buf) < n {
+		a.buf = make([]byte, 0, arenaSize)
+	}
+	start := len(a.buf)
+	a.buf = fill(a.buf)
+	return unsafeString(a.buf[start:len(a.buf):len(a.buf)])
+}
+
+func arenaID() string {
+	a := arenas.Get().(*arena)
+	s := a.cut(32, AppendID)
+	arenas.Put(a)
+	return s
+}
+
+func arenaTime(t time.Time) string {
+	a := arenas.Get().(*arena)
+	s := a.cut(26, func(b []byte) []byte { return AppendTime(b, t) })
+	arenas.Put(a)
+	return s
+}
+
+// Sequence is a deterministic Source for tests and golden files: ids are the
+// counter in 32-digit hex, timestamps start at Start and advance by Step.
+type Sequence struct {
+	Start time.Time
+	Step  time.Duration
+	ids   atomic.Uint64
+	ticks atomic.Int64
+}
+
+// NewSequence returns a Sequence starting at start and advancing by one
+// microsecond per timestamp.
+func NewSequence(start time.Time) *Sequence {
+	return &Sequence{Start: start, Step: time.Microsecond}
+}
+
+// NewID returns the next id: 1, 2, 3… as 32 hex digits.
+func (s *Sequence) NewID() string { return counterID(s.ids.Add(1)) }
+
+func counterID(n uint64) string {
+	b := make([]byte, 32)
+	for i := 31; i >= 0; i-- {
+		b[i] = hexDigits[n&0xf]
+		n >>= 4
+	}
+	return string(b)
+}
+
+// Now returns Start plus Step times the number of earlier calls.
+func (s *Sequence) Now() string {
+	k := s.ticks.Add(1) - 1
+	return FormatTime(s.Start.Add(time.Duration(k) * s.Step))
+}
+
+// Fixed is a Source whose timestamps never change; ids are counted. It is the
+// simplest choice for byte-exact golden tests.
+type Fixed struct {
+	Time string
+	ids  atomic.Uint64
+}
+
+// NewID returns the next id: 1, 2, 3… as 32 hex digits.
+func (f *Fixed) NewID() string { return counterID(f.ids.Add(1)) }
+
+// Now returns f.Time.
+func (f *Fixed) Now() string { return f.Time }

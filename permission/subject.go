@@ -1,0 +1,66 @@
+package permission
+
+import "context"
+
+// Subject is the permission-facing side of a tool: what the engine needs to
+// judge one invocation. Tools implement it (usually by embedding [Defaults]
+// and overriding what their policy needs); input is the tool's parsed JSON
+// arguments and must not be modified.
+type Subject interface {
+	// Name is the tool name rules are keyed by.
+	Name() string
+	// ReadOnly reports whether this invocation only reads; read-only
+	// invocations are allowed after deny/ask rules in every mode.
+	ReadOnly(input map[string]any) bool
+	// CheckPermissions is the tool's own policy. Return ALLOW or DENY to
+	// settle, a BypassImmune ASK for a safety concern, or a plain ASK /
+	// PASSTHROUGH to let rules and the mode decide. pc is the engine's
+	// context, read-only for the duration of the call (do not call back
+	// into the Engine from here).
+	CheckPermissions(ctx context.Context, input map[string]any, pc *Context) Decision
+	// MatchRule reports whether a rule with non-empty content covers this
+	// invocation (empty content is matched by the engine itself).
+	MatchRule(ruleContent string, input map[string]any) bool
+	// SuggestRules proposes rules the user may accept with an ASK.
+	SuggestRules(input map[string]any) []Rule
+}
+
+// Defaults gives a generic tool the reference's base behaviour: never
+// read-only unless IsReadOnly, the tool's own check always a non-safety ASK,
+// rules with content never match, and one tool-level allow suggestion.
+// Embed it and override methods for a richer policy.
+type Defaults struct {
+	ToolName   string
+	IsReadOnly bool
+}
+
+// Name returns ToolName.
+func (d Defaults) Name() string { return d.ToolName }
+
+// ReadOnly returns IsReadOnly whatever the input.
+func (d Defaults) ReadOnly(map[string]any) bool { return d.IsReadOnly }
+
+// CheckPermissions returns a non-safety ASK, like the reference's function
+// tools.
+func (d Defaults) CheckPermissions(context.Context, map[string]any, *Context) Decision {
+	panic("unimplemented")
+}
+
+// MatchRule matches only empty content: a generic tool has no argument
+// patterns.
+func (d Defaults) MatchRule(ruleContent string, _ map[string]any) bool { return ruleContent == "" }
+
+// SuggestRules returns [DefaultSuggestions] for ToolName.
+func (d Defaults) SuggestRules(map[string]any) []Rule { return DefaultSuggestions(d.ToolName) }
+
+// DefaultSuggestions is the suggestion of a tool without argument patterns:
+// one allow rule for the whole tool, source "suggested".
+func DefaultSuggestions(toolName string) []Rule {
+	return []Rule{{ToolName: toolName, Behavior: Allow, Source: SourceSuggested}}
+}
+
+// Covers reports whether rule r applies to this invocation of s: same tool
+// name, and empty content or s.MatchRule says so.
+func Covers(r Rule, s Subject, input map[string]any) bool {
+	panic("unimplemented")
+}

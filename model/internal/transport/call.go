@@ -1,0 +1,207 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/model"
+)
+
+// Policy says how a call is retried before its first byte.
+type Policy struct {
+	MaxRetries int           // retries after the first attempt (default 0 = none)
+	BaseDelay  time.Duration // first backoff (default 500ms)
+	MaxDelay   time.Duration // cap on one backoff and on Retry-After (default 30s)
+	// Sleep waits for d or until ctx is done; tests replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (p Policy) withDefaults() Policy {
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = 500 * time.Millisecond
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = 30 * time.Second
+	}
+	if p.Sleep == nil {
+		p.Sleep = sleep
+	}
+	return p
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Request describes one HTTP call.
+type Request struct {
+	Provider string // for errors and logs, e.g. "openai"
+	Method   string // default POST
+	URL      string
+	Header   http.Header
+	Body     []byte // sent anew on every attempt
+}
+
+// Do sends req, retrying 429, 5xx and connection errors per policy, and
+// returns a 2xx response whose body the caller must close. Any other outcome
+// is a *model.Error. A ctx cancellation is returned as ctx.Err() wrapped in a
+// *model.Error of type connection, so callers can test errors.Is(err,
+// context.Canceled).
+func Do(ctx context.Context, client *http.Client, req Request, p Policy) (*http.Response, error) {
+	p = p.withDefaults()
+	if client == nil {
+		client = http.DefaultClient
+	}
+	method := req.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	for attempt := 0; ; attempt++ {
+		hr, err := http.NewRequestWithContext(ctx, method, req.URL, bytes.NewReader(req.Body))
+		if err != nil {
+			return nil, &model.Error{Type: event.ErrSetup, Provider: req.Provider, Message: err.Error(), Err: err}
+		}
+		for k, vs := range req.Header {
+			hr.Header[k] = vs
+		}
+		resp, err := client.Do(hr)
+		var merr *model.Error
+		switch {
+		case err != nil:
+			if ctx.Err() != nil {
+				return nil, &model.Error{Type: event.ErrConnection, Provider: req.Provider, Message: "call cancelled", Err: ctx.Err()}
+			}
+			merr = &model.Error{Type: event.ErrConnection, Provider: req.Provider, Message: err.Error(), Err: err}
+		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			return resp, nil
+		default:
+			merr = Classify(req.Provider, resp)
+		}
+		if !merr.Retryable() || attempt >= p.MaxRetries {
+			return nil, merr
+		}
+		d := Backoff(p, attempt, merr.RetryAfter)
+		slog.WarnContext(ctx, "model call failed; retrying", "provider", req.Provider,
+			"attempt", attempt+1, "error", merr.Error(), "delay", d)
+		if err := p.Sleep(ctx, d); err != nil {
+			return nil, &model.Error{Type: event.ErrConnection, Provider: req.Provider, Message: "call cancelled", Err: err}
+		}
+	}
+}
+
+// Backoff returns the wait before retry number attempt+1: Retry-After when
+// the server gave one, else full jitter over an exponential window.
+func Backoff(p Policy, attempt int, retryAfter time.Duration) time.Duration {
+	p = p.withDefaults()
+	if retryAfter > 0 {
+		return min(retryAfter, p.MaxDelay)
+	}
+	window := p.BaseDelay << min(attempt, 16)
+	if window <= 0 || window > p.MaxDelay {
+		window = p.MaxDelay
+	}
+	return time.Duration(rand.Int64N(int64(window)) + 1)
+}
+
+// Classify turns a non-2xx response into a *model.Error, keeping the
+// provider's own message, and closes the body.
+func Classify(provider string, resp *http.Response) *model.Error {
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	e := &model.Error{
+		Provider:   provider,
+		Status:     resp.StatusCode,
+		Message:    ErrorMessage(body),
+		RetryAfter: RetryAfter(resp.Header.Get("Retry-After"), time.Now()),
+	}
+	switch s := resp.StatusCode; {
+	case s == 401:
+		e.Type = event.ErrAuthentication
+	case s == 403:
+		e.Type = event.ErrPermission
+	case s == 429:
+		e.Type = event.ErrRateLimit
+	case s == 400 || s == 404 || s == 409 || s == 413 || s == 422:
+		e.Type = event.ErrInvalidRequest
+	case s >= 500:
+		e.Type = event.ErrUpstream
+	default:
+		e.Type = event.ErrUnknown
+	}
+	if e.Message == "" {
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	return e
+}
+
+// ErrorMessage extracts a provider's error text from a JSON body
+// ({"error":{"message":…}}, {"error":"…"}, {"message":…}), else the trimmed
+// body itself.
+func ErrorMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		var s string
+		switch {
+		case json.Unmarshal(v.Error, &inner) == nil && inner.Message != "":
+			return inner.Message
+		case json.Unmarshal(v.Error, &s) == nil && s != "":
+			return s
+		case v.Message != "":
+			return v.Message
+		}
+	}
+	return strings.TrimSpace(string(body))
+}
+
+// RetryAfter parses a Retry-After header (seconds or an HTTP date).
+func RetryAfter(h string, now time.Time) time.Duration {
+	if h == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(strings.TrimSpace(h), 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// StreamError wraps an error that broke a stream after its first byte.
+func StreamError(provider string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var me *model.Error
+	if errors.As(err, &me) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &model.Error{Type: event.ErrConnection, Provider: provider, Message: "stream cancelled", Err: err}
+	}
+	return &model.Error{Type: event.ErrConnection, Provider: provider, Message: fmt.Sprintf("stream broken: %v", err), Err: err}
+}

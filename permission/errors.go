@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// ErrInvalidContext is wrapped by every error decoding a Context.
+// ErrInvalidContext is matched (errors.Is) by every error decoding a Context.
 var ErrInvalidContext = errors.New("permission: invalid permission context")
 
 // ModeError reports an unknown permission mode.
@@ -16,7 +16,24 @@ func (e *ModeError) Error() string { return fmt.Sprintf("permission: unknown mod
 // Is makes a ModeError match ErrInvalidContext.
 func (e *ModeError) Is(target error) bool { return target == ErrInvalidContext }
 
-// ParseMode validates a wire mode value.
+// DecodeError reports a malformed field of a permission_context, e.g.
+// Field "allow_rules.Bash[0]" with the rule's own decoding error in Err.
+type DecodeError struct {
+	Field string // "" when the document itself is not an object
+	Err   error
+}
+
+func (e *DecodeError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("permission context: %v", e.Err)
+	}
+	return fmt.Sprintf("permission context: field %q: %v", e.Field, e.Err)
+}
+
+// Unwrap exposes both ErrInvalidContext and the underlying error.
+func (e *DecodeError) Unwrap() []error { return []error{ErrInvalidContext, e.Err} }
+
+// ParseMode validates a wire mode value; an unknown one is a *ModeError.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
 	case ModeDefault, ModeAcceptEdits, ModeExplore, ModeBypass, ModeDontAsk:

@@ -40,10 +40,15 @@ func (d Defaults) Name() string { return d.ToolName }
 // ReadOnly returns IsReadOnly whatever the input.
 func (d Defaults) ReadOnly(map[string]any) bool { return d.IsReadOnly }
 
-// CheckPermissions returns a non-safety ASK, like the reference's function
-// tools.
+// FunctionToolMessage is the message of the reference function tools' own
+// (non-safety) ASK.
+const FunctionToolMessage = "Custom function tools must be explicitly allowed by the user."
+
+// CheckPermissions returns a non-safety ASK with [FunctionToolMessage], like
+// the reference's function tools; the engine then lets allow rules and the
+// mode decide.
 func (d Defaults) CheckPermissions(context.Context, map[string]any, *Context) Decision {
-	panic("unimplemented")
+	return Decision{Behavior: Ask, Message: FunctionToolMessage}
 }
 
 // MatchRule matches only empty content: a generic tool has no argument
@@ -62,5 +67,11 @@ func DefaultSuggestions(toolName string) []Rule {
 // Covers reports whether rule r applies to this invocation of s: same tool
 // name, and empty content or s.MatchRule says so.
 func Covers(r Rule, s Subject, input map[string]any) bool {
-	panic("unimplemented")
+	return r.ToolName == s.Name() && matches(r, s, input)
+}
+
+// matches is the engine's rule test; the tool name is implied by the map
+// the rule was found under.
+func matches(r Rule, s Subject, input map[string]any) bool {
+	return r.RuleContent == "" || s.MatchRule(r.RuleContent, input)
 }

@@ -193,6 +193,12 @@ func build(name string, role Role, content []Block, finishedNow bool, opts []Opt
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	// Blocks first, then the message: the reference builds the content
+	// before the Msg's own defaults run, so a counting source numbers them
+	// in the same order.
+	for _, b := range m.Content {
+		block.Fill(b, o.src)
+	}
 	if m.ID == "" {
 		m.ID = o.src.NewID()
 	}
@@ -204,9 +210,6 @@ func build(name string, role Role, content []Block, finishedNow bool, opts []Opt
 		m.FinishedAt = *o.finished
 	case finishedNow:
 		m.FinishedAt = m.CreatedAt
-	}
-	for _, b := range m.Content {
-		block.Fill(b, o.src)
 	}
 	return m, nil
 }

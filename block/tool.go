@@ -137,7 +137,14 @@ type ToolCall struct {
 	SuggestedRules []PermissionRule
 	CreatedAt      string
 	FinishedAt     string // "" = null
-	g              grower
+	// Extra holds provider fields that must travel with the call back to
+	// the same provider (Gemini's "thought_signature", which Gemini 3
+	// requires on the echoed functionCall part). It lives in memory only:
+	// the reference's ToolCallBlock has no extras, so AppendJSON never
+	// writes them and UnmarshalJSON never reads them, keeping the block's
+	// JSON exactly the reference's.
+	Extra []Extra
+	g     grower
 }
 
 func (*ToolCall) Kind() Kind        { return KindToolCall }
@@ -158,7 +165,20 @@ func (b *ToolCall) CloneBlock() Block {
 	c := *b
 	c.g = grower{}
 	c.SuggestedRules = slices.Clone(b.SuggestedRules)
+	c.Extra = slices.Clone(b.Extra)
 	return &c
+}
+
+// GetString returns an Extra key holding a JSON string ("" if absent).
+func (b *ToolCall) GetString(key string) string {
+	for _, e := range b.Extra {
+		if e.Key == key {
+			var s string
+			_ = json.Unmarshal(e.Value, &s)
+			return s
+		}
+	}
+	return ""
 }
 
 func (b *ToolCall) AppendJSON(dst []byte) []byte {

@@ -75,6 +75,9 @@ func (a *Accumulator) addPart(p *Part) error {
 			b.Name = p.Name
 		}
 		b.AppendInput(p.Text)
+		for _, e := range p.Extra {
+			setExtra(&b.Extra, e)
+		}
 	case *block.Data:
 		if p.URL != "" {
 			b.Source = &block.URL{URL: p.URL, MediaType: p.MediaType}

@@ -1,0 +1,71 @@
+package permission_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+
+	"github.com/agentscope-go/agentscope/permission"
+)
+
+// scripted is a generic tool whose own check returns a fixed decision. It
+// counts how often the engine consulted the check, and matches rule content
+// as a prefix of input["cmd"] so content rules can be exercised without the
+// built-in tools.
+type scripted struct {
+	permission.Defaults
+	own    permission.Decision
+	calls  atomic.Int32
+	prefix bool
+}
+
+func (s *scripted) CheckPermissions(context.Context, map[string]any, *permission.Context) permission.Decision {
+	s.calls.Add(1)
+	d := s.own
+	d.SuggestedRules = []permission.Rule{{ToolName: "tool-own", Behavior: permission.Allow, Source: "own"}}
+	return d
+}
+
+func (s *scripted) MatchRule(content string, input map[string]any) bool {
+	if !s.prefix {
+		return s.Defaults.MatchRule(content, input)
+	}
+	cmd, _ := input["cmd"].(string)
+	return strings.HasPrefix(cmd, content)
+}
+
+func (s *scripted) SuggestRules(input map[string]any) []permission.Rule {
+	if !s.prefix {
+		return s.Defaults.SuggestRules(input)
+	}
+	cmd, _ := input["cmd"].(string)
+	word, _, _ := strings.Cut(cmd, " ")
+	return []permission.Rule{{ToolName: s.ToolName, RuleContent: word, Behavior: permission.Allow, Source: permission.SourceSuggested}}
+}
+
+func newTool(name string, own permission.Behavior) *scripted {
+	return &scripted{
+		Defaults: permission.Defaults{ToolName: name},
+		own:      permission.Decision{Behavior: own, Message: name + ": own " + string(own), Reason: "scripted"},
+	}
+}
+
+func safetyTool(name string) *scripted {
+	t := newTool(name, permission.Ask)
+	t.own.BypassImmune = true
+	t.own.Message = "dangerous"
+	t.own.Reason = "safety check"
+	return t
+}
+
+func rule(tool, content string, b permission.Behavior) permission.Rule {
+	return permission.Rule{ToolName: tool, RuleContent: content, Behavior: b, Source: "test"}
+}
+
+func engineWith(mode permission.Mode, rules ...permission.Rule) *permission.Engine {
+	e := permission.NewEngine(permission.NewContext(mode))
+	for _, r := range rules {
+		e.AddRule(r)
+	}
+	return e
+}

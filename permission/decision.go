@@ -10,7 +10,9 @@ type Decision struct {
 	Message string
 	// Reason says which step decided ("Rule: git:*", "Mode: default", ...).
 	Reason string
-	// UpdatedInput, when non-nil, is a tool's rewrite of the input.
+	// UpdatedInput, when non-nil, is a tool's rewrite of the input. An
+	// allow-rule ALLOW carries the checked input itself (as the reference
+	// does), so treat it as read-only.
 	UpdatedInput map[string]any
 	// SuggestedRules are offered to the user with an ASK (kept on a
 	// DONT_ASK conversion to DENY).

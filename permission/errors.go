@@ -32,12 +32,3 @@ func (e *DecodeError) Error() string {
 
 // Unwrap exposes both ErrInvalidContext and the underlying error.
 func (e *DecodeError) Unwrap() []error { return []error{ErrInvalidContext, e.Err} }
-
-// ParseMode validates a wire mode value; an unknown one is a *ModeError.
-func ParseMode(s string) (Mode, error) {
-	switch m := Mode(s); m {
-	case ModeDefault, ModeAcceptEdits, ModeExplore, ModeBypass, ModeDontAsk:
-		return m, nil
-	}
-	return "", &ModeError{Mode: s}
-}

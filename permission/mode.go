@@ -19,3 +19,12 @@ const (
 	// ModeDontAsk never asks: every ask becomes a deny (the user is away).
 	ModeDontAsk Mode = "dont_ask"
 )
+
+// ParseMode validates a wire mode value; an unknown one is a *ModeError.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeDefault, ModeAcceptEdits, ModeExplore, ModeBypass, ModeDontAsk:
+		return m, nil
+	}
+	return "", &ModeError{Mode: s}
+}

@@ -10,4 +10,3 @@ import (
 func WithSleep(f func(ctx context.Context, d time.Duration) error) Option {
 	return func(c *config) { c.policy.Sleep = f }
 }
-

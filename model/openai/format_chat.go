@@ -13,12 +13,12 @@ import (
 
 // chatMessage is one entry of the Chat Completions "messages" array.
 type chatMessage struct {
-	Role             string          `json:"role"`
-	Name             string          `json:"name,omitempty"`
-	Content          any             `json:"content,omitempty"` // string or []chatPart
-	ReasoningContent *string         `json:"reasoning_content,omitempty"`
-	ToolCalls        []chatToolCall  `json:"tool_calls,omitempty"`
-	ToolCallID       string          `json:"tool_call_id,omitempty"`
+	Role             string         `json:"role"`
+	Name             string         `json:"name,omitempty"`
+	Content          any            `json:"content,omitempty"` // string or []chatPart
+	ReasoningContent *string        `json:"reasoning_content,omitempty"`
+	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string         `json:"tool_call_id,omitempty"`
 }
 
 type chatToolCall struct {
@@ -320,4 +320,3 @@ func (f *chatFormatter) dataPart(d *block.Data) (chatPart, error) {
 	}
 	return note(), nil
 }
-

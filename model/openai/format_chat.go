@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/model/internal/toolresult"
 )
 
 // chatMessage is one entry of the Chat Completions "messages" array.
@@ -74,7 +75,7 @@ type chatFormatter struct {
 	ctx   context.Context
 	out   []chatMessage
 	cur   pendingChat
-	promo []promoted
+	promo []block.Block
 }
 
 // formatChat turns the whole history into Chat Completions messages. One
@@ -136,7 +137,7 @@ func (f *chatFormatter) msg(m *message.Msg) error {
 			})
 		case *block.ToolResult:
 			f.flushCur()
-			text, promo := f.c.toolResultText(b)
+			text, promo := toolresult.Flatten(b.Output, f.c.accepts)
 			f.out = append(f.out, chatMessage{Role: "tool", ToolCallID: b.ID, Content: text})
 			f.promo = append(f.promo, promo...)
 		case *block.Hint:
@@ -244,15 +245,19 @@ func (f *chatFormatter) flushPromo() error {
 	}
 	promo := f.promo
 	f.promo = nil
-	parts := []chatPart{{Type: "text", Text: promotedHeader}}
-	for _, p := range promo {
-		dp, err := f.dataPart(p.data)
-		if err != nil {
-			return err
+	parts := make([]chatPart, 0, len(promo))
+	for _, b := range promo {
+		switch b := b.(type) {
+		case *block.Text:
+			parts = append(parts, chatPart{Type: "text", Text: b.Text})
+		case *block.Data:
+			dp, err := f.dataPart(b)
+			if err != nil {
+				return err
+			}
+			parts = append(parts, dp)
 		}
-		parts = append(parts, chatPart{Type: "text", Text: promotedLabel(p)}, dp)
 	}
-	parts = append(parts, chatPart{Type: "text", Text: promotedFooter})
 	m := chatMessage{Role: "user", Content: f.content(parts)}
 	if f.c.profile.SendNames {
 		m.Name = "system-reminder"
@@ -272,7 +277,7 @@ func (f *chatFormatter) dataPart(d *block.Data) (chatPart, error) {
 		}
 		return chatPart{Type: "text", Text: s}
 	}
-	if f.c.profile.StringContent || !mediaAllowed(f.c.inputTypes, mt) {
+	if f.c.profile.StringContent || !f.c.accepts(mt) {
 		return note(), nil
 	}
 	_, isURL := d.Source.(*block.URL)

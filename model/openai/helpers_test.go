@@ -176,3 +176,12 @@ func compact(t *testing.T, s string) string {
 	}
 	return b.String()
 }
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

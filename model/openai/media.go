@@ -20,9 +20,10 @@ import (
 // request.
 const maxFetch = 64 << 20
 
-// mediaAllowed reports whether mediaType matches one of the globs.
-func mediaAllowed(globs []string, mediaType string) bool {
-	for _, g := range globs {
+// accepts reports whether the model takes mediaType (a glob match against
+// the configured input types).
+func (c *config) accepts(mediaType string) bool {
+	for _, g := range c.inputTypes {
 		if ok, _ := path.Match(g, mediaType); ok {
 			return true
 		}
@@ -116,63 +117,4 @@ func fetchURL(ctx context.Context, client *http.Client, raw string) ([]byte, str
 		return data, mt, nil
 	}
 	return nil, "", fmt.Errorf("media url %q: unsupported scheme %q", raw, u.Scheme)
-}
-
-// promoted is a tool-result data block the model can see, moved into a user
-// turn after the tool messages (tool messages are text-only).
-type promoted struct {
-	id   string
-	data *block.Data
-}
-
-// toolResultText flattens a tool result for the text-only tool message:
-// text parts joined with "\n"; supported media announced by identifier and
-// returned for promotion; unsupported media described in place.
-func (c *config) toolResultText(r *block.ToolResult) (string, []promoted) {
-	if r.Output.Plain {
-		return r.Output.Text, nil
-	}
-	var (
-		lines []string
-		out   []promoted
-	)
-	for i, b := range r.Output.Blocks {
-		switch b := b.(type) {
-		case *block.Text:
-			lines = append(lines, b.Text)
-		case *block.Data:
-			mt := b.MediaType()
-			if mediaAllowed(c.inputTypes, mt) {
-				id := b.ID
-				if id == "" {
-					id = fmt.Sprintf("%s-%d", r.ID, i)
-				}
-				lines = append(lines, fmt.Sprintf("<system-reminder>A(n) %s file is returned and will be presented to you with the identifier [%s].</system-reminder>", mainType(mt), id))
-				out = append(out, promoted{id: id, data: b})
-				continue
-			}
-			lines = append(lines, c.unsupportedNote(b))
-		}
-	}
-	return strings.Join(lines, "\n"), out
-}
-
-func (c *config) unsupportedNote(d *block.Data) string {
-	if c.mediaNote != nil {
-		return c.mediaNote(d)
-	}
-	mt := d.MediaType()
-	if u, ok := d.Source.(*block.URL); ok {
-		return fmt.Sprintf("<system-reminder>A(n) %s file is returned and can be accessed at the URL: %s.</system-reminder>", mainType(mt), u.URL)
-	}
-	return fmt.Sprintf("<system-reminder>A(n) %s file (%s) is returned but cannot be presented to this model.</system-reminder>", mainType(mt), mt)
-}
-
-const (
-	promotedHeader = "<system-reminder>The multimodal data and their identifiers are listed as follows:"
-	promotedFooter = "</system-reminder>"
-)
-
-func promotedLabel(p promoted) string {
-	return fmt.Sprintf("- %s (%s file): ", p.id, mainType(p.data.MediaType()))
 }

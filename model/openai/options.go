@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/model/internal/transport"
 	"github.com/agentscope-go/agentscope/stamp"
 )
@@ -36,7 +35,6 @@ type config struct {
 	echo         *ReasoningEcho
 	extraBody    map[string]any
 	inputTypes   []string
-	mediaNote    func(*block.Data) string
 	fetch        func(ctx context.Context, url string) ([]byte, string, error)
 	store        *bool
 	encrypted    bool
@@ -191,12 +189,6 @@ func WithExtraBody(extra map[string]any) Option {
 
 // WithInputTypes overrides the media types (globs) the model accepts.
 func WithInputTypes(types ...string) Option { return func(c *config) { c.inputTypes = types } }
-
-// WithMediaNote sets the text sent in place of a tool-result data block the
-// model cannot take. The default names the media type and, for URLs, the
-// address; the reference writes base64 payloads to a temp file instead, which
-// a caller can do here.
-func WithMediaNote(f func(*block.Data) string) Option { return func(c *config) { c.mediaNote = f } }
 
 // WithFetch replaces how URL and file:// media are downloaded when the
 // wire needs inline bytes (audio, PDF, Moonshot images).

@@ -17,11 +17,11 @@ import (
 type streamEvent struct {
 	Type    string `json:"type"`
 	Index   int    `json:"index"`
-	Message *struct {
+	Message struct {
 		ID    string     `json:"id"`
 		Usage *wireUsage `json:"usage"`
 	} `json:"message"`
-	ContentBlock *struct {
+	ContentBlock struct {
 		Type      string          `json:"type"`
 		ID        string          `json:"id"`
 		Name      string          `json:"name"`
@@ -31,7 +31,7 @@ type streamEvent struct {
 		Data      string          `json:"data"`
 		Input     json.RawMessage `json:"input"`
 	} `json:"content_block"`
-	Delta *struct {
+	Delta struct {
 		Type        string `json:"type"`
 		Text        string `json:"text"`
 		Thinking    string `json:"thinking"`
@@ -141,7 +141,7 @@ func (d *decoder) step(ev transport.Event) (model.Chunk, bool, error) {
 	}
 	switch typ {
 	case "message_start":
-		if e.Message != nil && e.Message.Usage != nil {
+		if e.Message.Usage != nil {
 			e.Message.Usage.apply(&d.usage)
 			return d.usageChunk(), false, nil
 		}
@@ -173,10 +173,7 @@ func (d *decoder) step(ev transport.Event) (model.Chunk, bool, error) {
 
 func (d *decoder) start() model.Chunk {
 	e := &d.ev
-	cb := e.ContentBlock
-	if cb == nil {
-		return model.Chunk{}
-	}
+	cb := &e.ContentBlock
 	b := &open{}
 	d.blocks[e.Index] = b
 	switch cb.Type {
@@ -212,8 +209,8 @@ func (d *decoder) start() model.Chunk {
 
 func (d *decoder) delta() model.Chunk {
 	e := &d.ev
-	b, dl := d.blocks[e.Index], e.Delta
-	if b == nil || dl == nil || b.kind == 0 {
+	b, dl := d.blocks[e.Index], &e.Delta
+	if b == nil || b.kind == 0 {
 		return model.Chunk{}
 	}
 	switch dl.Type {

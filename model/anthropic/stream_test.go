@@ -1,0 +1,275 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/model"
+	"github.com/agentscope-go/agentscope/model/internal/wiretest"
+)
+
+// sse frames events as the API does: "event: <type>" plus one data line.
+func sse(events ...string) []byte {
+	var b strings.Builder
+	for _, e := range events {
+		var head struct{ Type string }
+		json.Unmarshal([]byte(e), &head)
+		b.WriteString("event: " + head.Type + "\ndata: " + e + "\n\n")
+	}
+	return []byte(b.String())
+}
+
+const (
+	evStart = `{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":10,"cache_creation_input_tokens":7,"cache_read_input_tokens":100,"output_tokens":1}}}`
+	evStop  = `{"type":"message_stop"}`
+)
+
+var hello = request("hello")
+
+func request(text string) *model.Request {
+	return &model.Request{Messages: []*message.Msg{message.UserText("u", text)}}
+}
+
+func stream(t *testing.T, m *Model, body []byte) ([]model.Chunk, error) {
+	t.Helper()
+	srv := wiretest.NewServer(t, wiretest.Body("text/event-stream", body))
+	m.baseURL = srv.URL
+	return wiretest.Collect(m.Stream(context.Background(), hello))
+}
+
+// Interleaved thinking: two thinking blocks in one response keep separate
+// ids and separate signatures (the reference merges them and keeps one).
+func TestStreamSeveralThinkingBlocksKeepTheirSignatures(t *testing.T) {
+	body := sse(evStart,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"first"}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"SIG/1+=="}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"now","input":{}}}`,
+		`{"type":"content_block_stop","index":1}`,
+		`{"type":"content_block_start","index":2,"content_block":{"type":"redacted_thinking","data":"REDACTED=="}}`,
+		`{"type":"content_block_stop","index":2}`,
+		`{"type":"content_block_start","index":3,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
+		`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":"second"}}`,
+		`{"type":"content_block_delta","index":3,"delta":{"type":"signature_delta","signature":"SIG/2"}}`,
+		`{"type":"content_block_stop","index":3}`,
+		`{"type":"content_block_start","index":4,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":4,"delta":{"type":"text_delta","text":"done"}}`,
+		`{"type":"content_block_delta","index":4,"delta":{"type":"citations_delta","citation":{}}}`,
+		`{"type":"content_block_stop","index":4}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":42}}`,
+		evStop)
+	chunks, err := stream(t, New("m"), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := wiretest.Accumulate(t, chunks)
+	c := acc.Content()
+	if len(c) != 5 {
+		t.Fatalf("%d blocks", len(c))
+	}
+	th1, tool, red, th2, txt := c[0].(*block.Thinking), c[1].(*block.ToolCall), c[2].(*block.Thinking), c[3].(*block.Thinking), c[4].(*block.Text)
+	if th1.Thinking != "first" || th1.GetString("signature") != "SIG/1+==" ||
+		th2.Thinking != "second" || th2.GetString("signature") != "SIG/2" ||
+		red.Thinking != "" || red.GetString("redacted_thinking_data") != "REDACTED==" ||
+		tool.Input != "{}" || tool.Name != "now" || txt.Text != "done" {
+		t.Fatalf("blocks %+v %+v %+v %+v %+v", th1, tool, red, th2, txt)
+	}
+	if th1.ID == th2.ID || th1.ID == red.ID || th1.ID == txt.ID {
+		t.Fatal("blocks share an id")
+	}
+	// message_delta carried only output_tokens: the rest is kept.
+	if u := acc.Usage(); *u != (model.Usage{InputTokens: 10, OutputTokens: 42, CacheInputTokens: 100, CacheCreationInputTokens: 7}) {
+		t.Fatalf("usage %+v", u)
+	}
+	// Formatted back: both signatures, each on its own block.
+	reply := mustAssistant(t, c...)
+	reply.Content = append(reply.Content, resultBlock("toolu_1", "now", "noon"))
+	b := reqBody(t, New("m"), &model.Request{Messages: []*message.Msg{message.UserText("u", "hi"), reply}})
+	want := `[{"role":"user","content":[{"type":"text","text":"hi"}]},
+	 {"role":"assistant","content":[
+	   {"type":"thinking","thinking":"first","signature":"SIG/1+=="},
+	   {"type":"tool_use","id":"toolu_1","name":"now","input":{}},
+	   {"type":"redacted_thinking","data":"REDACTED=="},
+	   {"type":"thinking","thinking":"second","signature":"SIG/2"},
+	   {"type":"text","text":"done"}]},
+	 {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"noon"}]}]}]`
+	wiretest.EqualJSON(t, []byte(field(t, b, "messages")), []byte(want))
+}
+
+func TestStreamErrorEvent(t *testing.T) {
+	body := sse(evStart,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"par"}}`,
+		`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+	chunks, err := stream(t, New("m"), body)
+	var me *model.Error
+	if !errors.As(err, &me) || me.Type != event.ErrUpstream || me.Message != "Overloaded" {
+		t.Fatalf("err = %v", err)
+	}
+	if len(chunks) != 2 || chunks[1].Parts[0].Text != "par" {
+		t.Fatalf("chunks before the error: %+v", chunks)
+	}
+}
+
+// A stream that stops without message_stop keeps what arrived and then
+// reports the truncation.
+func TestStreamEndsWithoutMessageStop(t *testing.T) {
+	body := sse(evStart,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"half"}}`)
+	chunks, err := stream(t, New("m"), body)
+	var me *model.Error
+	if !errors.As(err, &me) || me.Type != event.ErrConnection || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v", err)
+	}
+	if len(chunks) != 2 {
+		t.Fatalf("%d chunks", len(chunks))
+	}
+}
+
+func TestStreamMalformedEvent(t *testing.T) {
+	body := append(sse(evStart), []byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_de\n\n")...)
+	chunks, err := stream(t, New("m"), body)
+	var me *model.Error
+	var se *json.SyntaxError
+	if !errors.As(err, &me) || me.Type != event.ErrUpstream || !errors.As(err, &se) {
+		t.Fatalf("err = %v", err)
+	}
+	if len(chunks) != 1 || chunks[0].Usage == nil {
+		t.Fatalf("chunks %+v", chunks)
+	}
+}
+
+// testModel returns a model against srv whose retry waits are recorded
+// instead of slept.
+func testModel(srv *wiretest.Server, waited *[]time.Duration, opts ...Option) *Model {
+	m := New("m", append([]Option{WithBaseURL(srv.URL), WithRetries(2)}, opts...)...)
+	m.policy.Sleep = func(ctx context.Context, d time.Duration) error {
+		*waited = append(*waited, d)
+		return ctx.Err()
+	}
+	return m
+}
+
+var okBody = sse(evStart,
+	`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`,
+	`{"type":"content_block_stop","index":0}`, evStop)
+
+func TestHTTPErrors(t *testing.T) {
+	t.Run("401 is not retried and keeps the provider's message", func(t *testing.T) {
+		srv := wiretest.NewServer(t, wiretest.Status(401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`))
+		var waited []time.Duration
+		_, err := wiretest.Collect(testModel(srv, &waited).Stream(context.Background(), hello))
+		var me *model.Error
+		if !errors.As(err, &me) || me.Type != event.ErrAuthentication || me.Message != "invalid x-api-key" || me.Status != 401 {
+			t.Fatalf("err = %v", err)
+		}
+		if len(srv.Requests()) != 1 || len(waited) != 0 {
+			t.Fatalf("%d requests, waits %v", len(srv.Requests()), waited)
+		}
+	})
+	t.Run("429 honours Retry-After", func(t *testing.T) {
+		srv := wiretest.NewServer(t,
+			wiretest.Status(429, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`, "Retry-After", "7"),
+			wiretest.Body("text/event-stream", okBody))
+		var waited []time.Duration
+		chunks, err := wiretest.Collect(testModel(srv, &waited).Stream(context.Background(), hello))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(waited) != 1 || waited[0] != 7*time.Second || len(srv.Requests()) != 2 || len(chunks) != 2 {
+			t.Fatalf("waits %v, %d requests, %d chunks", waited, len(srv.Requests()), len(chunks))
+		}
+	})
+	t.Run("429 until retries run out", func(t *testing.T) {
+		srv := wiretest.NewServer(t, wiretest.Status(429, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`, "Retry-After", "1"))
+		var waited []time.Duration
+		_, err := wiretest.Collect(testModel(srv, &waited).Stream(context.Background(), hello))
+		var me *model.Error
+		if !errors.As(err, &me) || me.Type != event.ErrRateLimit || me.RetryAfter != time.Second || len(srv.Requests()) != 3 {
+			t.Fatalf("err = %v after %d requests", err, len(srv.Requests()))
+		}
+	})
+	t.Run("500 then success", func(t *testing.T) {
+		srv := wiretest.NewServer(t, wiretest.Status(500, `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`),
+			wiretest.Body("text/event-stream", okBody))
+		var waited []time.Duration
+		chunks, err := wiretest.Collect(testModel(srv, &waited).Stream(context.Background(), hello))
+		if err != nil || len(chunks) != 2 || chunks[1].Parts[0].Text != "ok" || len(srv.Requests()) != 2 || len(waited) != 1 {
+			t.Fatalf("err %v, chunks %+v, %d requests", err, chunks, len(srv.Requests()))
+		}
+	})
+	t.Run("connection reset before the first byte is retried", func(t *testing.T) {
+		srv := wiretest.NewServer(t, wiretest.Reset("", nil), wiretest.Body("text/event-stream", okBody))
+		var waited []time.Duration
+		chunks, err := wiretest.Collect(testModel(srv, &waited).Stream(context.Background(), hello))
+		if err != nil || len(chunks) != 2 || len(srv.Requests()) != 2 {
+			t.Fatalf("err %v, %d chunks, %d requests", err, len(chunks), len(srv.Requests()))
+		}
+	})
+	t.Run("connection reset after the first byte is not retried", func(t *testing.T) {
+		prefix := sse(evStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"part"}}`)
+		srv := wiretest.NewServer(t, wiretest.Reset("text/event-stream", prefix), wiretest.Body("text/event-stream", okBody))
+		var waited []time.Duration
+		chunks, err := wiretest.Collect(testModel(srv, &waited).Stream(context.Background(), hello))
+		var me *model.Error
+		if !errors.As(err, &me) || me.Type != event.ErrConnection {
+			t.Fatalf("err = %v", err)
+		}
+		if len(srv.Requests()) != 1 || len(chunks) != 2 || chunks[1].Parts[0].Text != "part" {
+			t.Fatalf("%d requests, chunks %+v", len(srv.Requests()), chunks)
+		}
+	})
+}
+
+// Cancelling ctx mid-stream ends it with an error wrapping context.Canceled.
+func TestStreamCancel(t *testing.T) {
+	var served atomic.Bool
+	srv := wiretest.NewServer(t, func(w http.ResponseWriter, r *http.Request) {
+		served.Store(true)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(sse(evStart))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var n int
+	var err error
+	for c, e := range New("m", WithBaseURL(srv.URL)).Stream(ctx, hello) {
+		if e != nil {
+			err = e
+			break
+		}
+		if c.Usage != nil {
+			n++
+			cancel()
+		}
+	}
+	if n != 1 || !errors.Is(err, context.Canceled) || !served.Load() {
+		t.Fatalf("n=%d err=%v", n, err)
+	}
+}
+
+// Breaking out of the loop early closes the response (no goroutine or
+// connection is left behind: the race detector and the server's Close,
+// which waits for handlers, would notice).
+func TestStreamEarlyBreak(t *testing.T) {
+	srv := wiretest.NewServer(t, wiretest.Body("text/event-stream", okBody))
+	for range New("m", WithBaseURL(srv.URL)).Stream(context.Background(), hello) {
+		break
+	}
+}

@@ -256,6 +256,7 @@ func TestCancelMidStream(t *testing.T) {
 	})
 	defer close(release)
 	c, cancel := context.WithCancel(t.Context())
+	defer cancel()
 	var sl sleeps
 	var got []error
 	n := 0

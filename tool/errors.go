@@ -45,8 +45,6 @@ type JSONDecodeError struct {
 	Problem string
 }
 
-func (e *JSONDecodeError) Error() string { panic("unimplemented") }
-
 func (e *JSONDecodeError) Is(target error) bool { return target == ErrModelFacing }
 
 // ValidationError: the arguments do not satisfy the tool's input schema.
@@ -75,7 +73,9 @@ type SchemaError struct {
 	Err  error
 }
 
-func (e *SchemaError) Error() string { return "tool " + e.Tool + ": invalid input schema: " + e.Err.Error() }
+func (e *SchemaError) Error() string {
+	return "tool " + e.Tool + ": invalid input schema: " + e.Err.Error()
+}
 
 func (e *SchemaError) Unwrap() error { return e.Err }
 

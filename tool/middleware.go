@@ -16,4 +16,17 @@ type Handler func(ctx context.Context, input map[string]any) iter.Seq2[Chunk, er
 type Middleware func(ctx context.Context, t Tool, input map[string]any, next Handler) iter.Seq2[Chunk, error]
 
 // Chain composes middlewares around t.Call, first = outermost.
-func Chain(t Tool, mws ...Middleware) Handler { panic("unimplemented") }
+func Chain(t Tool, mws ...Middleware) Handler {
+	return chain(t, t.Call, mws)
+}
+
+func chain(t Tool, inner Handler, mws []Middleware) Handler {
+	h := inner
+	for i := len(mws) - 1; i >= 0; i-- {
+		mw, next := mws[i], h
+		h = func(ctx context.Context, input map[string]any) iter.Seq2[Chunk, error] {
+			return mw(ctx, t, input, next)
+		}
+	}
+	return h
+}

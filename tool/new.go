@@ -3,7 +3,9 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"iter"
+	"slices"
 
 	"github.com/agentscope-go/agentscope/permission"
 )
@@ -71,9 +73,110 @@ func WithSuggestions(f func(input map[string]any) []permission.Rule) Option {
 // explicit input_schema). It must be an object schema.
 func WithSchema(schema json.RawMessage) Option { return func(c *config) { c.schema = schema } }
 
+// ErrNoBody is returned by New for a nil body on a tool that is not
+// external.
+var ErrNoBody = errors.New("tool has no body")
+
 // New builds a tool from a raw JSON Schema and a body. The schema must be
 // an object schema ({"type":"object","properties":{…}}) and a valid JSON
-// Schema, else a *SchemaError.
+// Schema, else a *SchemaError. An external tool may have a nil body.
 func New(name, description string, schema json.RawMessage, call CallFunc, opts ...Option) (Tool, error) {
-	panic("unimplemented")
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.schema != nil {
+		schema = cfg.schema
+	}
+	return newSpec(name, description, schema, call, cfg)
+}
+
+func newSpec(name, description string, schema json.RawMessage, call CallFunc, cfg config) (*spec, error) {
+	if call == nil && !cfg.flags.External {
+		return nil, &SchemaError{Tool: name, Err: ErrNoBody}
+	}
+	if _, err := NewValidator(name, schema); err != nil {
+		return nil, err
+	}
+	return &spec{
+		name:        name,
+		description: description,
+		schema:      slices.Clip(append(json.RawMessage(nil), schema...)),
+		cfg:         cfg,
+		body:        call,
+	}, nil
+}
+
+// spec is the Tool built by New, Func and StreamFunc.
+type spec struct {
+	name, description string
+	schema            json.RawMessage
+	cfg               config
+	body              CallFunc
+}
+
+func (s *spec) Name() string                 { return s.name }
+func (s *spec) Description() string          { return s.description }
+func (s *spec) InputSchema() json.RawMessage { return s.schema }
+func (s *spec) Flags() Flags                 { return s.cfg.flags }
+
+func (s *spec) defaults() permission.Defaults {
+	return permission.Defaults{ToolName: s.name, IsReadOnly: s.cfg.flags.ReadOnly}
+}
+
+func (s *spec) ReadOnly(input map[string]any) bool {
+	if s.cfg.readOnly != nil {
+		return s.cfg.readOnly(input)
+	}
+	return s.defaults().ReadOnly(input)
+}
+
+func (s *spec) CheckPermissions(ctx context.Context, input map[string]any, pc *permission.Context) permission.Decision {
+	if s.cfg.check != nil {
+		return s.cfg.check(ctx, input, pc)
+	}
+	return s.defaults().CheckPermissions(ctx, input, pc)
+}
+
+func (s *spec) MatchRule(ruleContent string, input map[string]any) bool {
+	if s.cfg.match != nil {
+		return s.cfg.match(ruleContent, input)
+	}
+	return s.defaults().MatchRule(ruleContent, input)
+}
+
+func (s *spec) SuggestRules(input map[string]any) []permission.Rule {
+	if s.cfg.suggest != nil {
+		return s.cfg.suggest(input)
+	}
+	return s.defaults().SuggestRules(input)
+}
+
+func (s *spec) Call(ctx context.Context, input map[string]any) iter.Seq2[Chunk, error] {
+	if s.cfg.flags.External {
+		return fail(externalError(s.name))
+	}
+	if len(s.cfg.middlewares) == 0 {
+		return s.body(ctx, input)
+	}
+	return chain(s, Handler(s.body), s.cfg.middlewares)(ctx, input)
+}
+
+// externalError is the reference's RuntimeError text for calling an
+// external tool.
+func externalError(name string) error {
+	return &externalCallError{name: name}
+}
+
+type externalCallError struct{ name string }
+
+func (e *externalCallError) Error() string {
+	return e.name + " is an external tool and should not be called directly"
+}
+
+func (e *externalCallError) Is(target error) bool { return target == ErrExternal }
+
+// fail is a stream that fails at once.
+func fail(err error) iter.Seq2[Chunk, error] {
+	return func(yield func(Chunk, error) bool) { yield(Chunk{}, err) }
 }

@@ -2,16 +2,26 @@ package tool
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"iter"
+	"log/slog"
+	"runtime/debug"
 	"time"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/stamp"
 )
 
 // InterruptedText is the result text of a call cut short by cancellation.
 const InterruptedText = "<system-reminder>The tool call has been interrupted by the user.</system-reminder>"
 
-// Runner executes tool calls. The zero value is ready to use.
+// DefaultGrace is how long [Runner.Run] waits by default for a cancelled
+// tool to return.
+const DefaultGrace = 100 * time.Millisecond
+
+// Runner executes tool calls. The zero value is ready to use and a Runner
+// may be shared by concurrent calls.
 type Runner struct {
 	// Middlewares wrap every call, first = outermost, outside the tool's
 	// own middlewares.
@@ -19,35 +29,199 @@ type Runner struct {
 	// Stamp fills chunk ids and block ids/created_at left empty by tools;
 	// nil means stamp.Default.
 	Stamp stamp.Source
-	// Grace is how long Run waits, after ctx is done, for the tool to
-	// return before abandoning it (default 100ms). A tool that honours ctx
-	// exits well within it, so no goroutine of Run outlives the call.
+	// Grace is how long Run waits, once the call is cancelled, for the tool
+	// to return before abandoning it; 0 means DefaultGrace.
 	Grace time.Duration
+	// Logger receives panics and abandoned tools; nil means slog.Default().
+	Logger *slog.Logger
 }
 
-// Run executes t with input and streams its chunks. It never fails and
-// never panics: a tool (or middleware) error becomes a last error chunk
-// with err.Error() as text, a panic an error chunk describing it, and
-// cancellation of ctx a last interrupted chunk with [InterruptedText].
+// PanicError is the error a panicking tool or middleware is turned into;
+// its text, "panic: {value}", becomes the error result.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+type item struct {
+	c   Chunk
+	err error
+}
+
+// Run executes t with input (through the Runner's middlewares) and streams
+// its chunks. It never fails and never panics: a tool or middleware error
+// becomes a last error chunk with err.Error() as text, a panic an error
+// chunk "panic: {value}", and cancellation of ctx a last interrupted chunk
+// with [InterruptedText] (a tool error that arrives once ctx is done is
+// reported as the interruption too). Ids and timestamps missing from
+// chunks and their blocks are filled from Stamp. External tools are not
+// called: their result is an error chunk.
 //
-// The tool runs on a goroutine owned by Run. Run returns promptly once ctx
-// is done: it waits up to Grace for the tool to stop, then abandons it; an
-// abandoned goroutine is left to finish on its own, and whatever it still
-// produces is discarded. Stopping the iteration early (break) cancels the
-// tool the same way.
+// Goroutines: the tool runs on one goroutine owned by Run, which feeds
+// chunks to the caller's loop one at a time (the tool is paused until the
+// caller asks for the next chunk). Run returns promptly once ctx is done
+// or the caller stops iterating: it cancels the tool's context and waits
+// up to Grace for the goroutine to exit, so a tool that honours ctx leaves
+// nothing behind. A tool that ignores ctx is abandoned after Grace: its
+// goroutine finishes on its own, whatever it still produces is discarded,
+// and the abandonment is logged.
 func (r *Runner) Run(ctx context.Context, t Tool, input map[string]any) iter.Seq[Chunk] {
-	panic("unimplemented")
+	return func(yield func(Chunk) bool) {
+		src := r.Stamp
+		if src == nil {
+			src = stamp.Default
+		}
+		emit := func(c Chunk) bool { return yield(stampChunk(c, src)) }
+		if ctx.Err() != nil {
+			emit(InterruptedChunk())
+			return
+		}
+		if t.Flags().External {
+			emit(ErrorChunk(externalError(t.Name()).Error()))
+			return
+		}
+
+		runCtx, cancel := context.WithCancel(ctx)
+		items := make(chan item)
+		stop := make(chan struct{})   // closed when the caller's loop is gone
+		exited := make(chan struct{}) // closed when the tool goroutine returns
+		h := chain(t, t.Call, r.Middlewares)
+		go produce(runCtx, h, input, items, stop, exited)
+		defer r.release(t, cancel, stop, exited)
+
+		for {
+			select {
+			case it := <-items:
+				if ctx.Err() != nil {
+					emit(InterruptedChunk())
+					return
+				}
+				if it.err != nil {
+					emit(r.errorChunk(ctx, t, it.err))
+					return
+				}
+				if !emit(it.c) {
+					return
+				}
+			case <-exited:
+				return
+			case <-ctx.Done():
+				emit(InterruptedChunk())
+				return
+			}
+		}
+	}
 }
 
-// Collect runs the call to completion and returns its folded response
-// (a chunk that cannot be folded becomes an error chunk, as in the
-// reference).
+// produce drives the tool's stream on its own goroutine, handing each
+// chunk over an unbuffered channel; it stops at the first error, when the
+// caller is gone, or when the tool's stream ends.
+func produce(ctx context.Context, h Handler, input map[string]any, items chan<- item, stop <-chan struct{}, exited chan<- struct{}) {
+	defer close(exited)
+	send := func(it item) bool {
+		select {
+		case items <- it:
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			send(item{err: &PanicError{Value: p, Stack: debug.Stack()}})
+		}
+	}()
+	for c, err := range h(ctx, input) {
+		if !send(item{c: c, err: err}) || err != nil {
+			return
+		}
+	}
+}
+
+// release ends a call: it tells the producer nobody listens any more,
+// cancels the tool, and gives it Grace to return.
+func (r *Runner) release(t Tool, cancel context.CancelFunc, stop chan struct{}, exited <-chan struct{}) {
+	close(stop)
+	cancel()
+	select {
+	case <-exited:
+		return
+	default:
+	}
+	grace := r.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-exited:
+	case <-timer.C:
+		r.logger().Warn("tool ignored cancellation; abandoning its goroutine", "tool", t.Name(), "grace", grace)
+	}
+}
+
+func (r *Runner) logger() *slog.Logger {
+	if r.Logger != nil {
+		return r.Logger
+	}
+	return slog.Default()
+}
+
+func (r *Runner) errorChunk(ctx context.Context, t Tool, err error) Chunk {
+	if ctx.Err() != nil {
+		return InterruptedChunk()
+	}
+	var pe *PanicError
+	if errors.As(err, &pe) {
+		r.logger().Error("tool panicked", "tool", t.Name(), "panic", pe.Value, "stack", string(pe.Stack))
+	}
+	return ErrorChunk(err.Error())
+}
+
+// stampChunk fills the chunk id and its blocks' ids and timestamps.
+func stampChunk(c Chunk, src stamp.Source) Chunk {
+	if c.ID == "" {
+		c.ID = src.NewID()
+	}
+	for _, b := range c.Content {
+		if b != nil {
+			block.Fill(b, src)
+		}
+	}
+	return c
+}
+
+// Collect runs the call to completion and returns its folded response.
+// A chunk that cannot be folded (a *MergeError) ends the call with an
+// error chunk carrying the error's text, as in the reference; the same
+// pattern serves a caller that also streams the chunks:
+//
+//	resp := tool.NewResponse(callID, src)
+//	for c := range runner.Run(ctx, t, input) {
+//		emit(c)
+//		if err := resp.Append(c); err != nil {
+//			ec := tool.ErrorChunk(err.Error())
+//			emit(ec)
+//			resp.Append(ec)
+//			break
+//		}
+//	}
 func (r *Runner) Collect(ctx context.Context, callID string, t Tool, input map[string]any) *Response {
-	panic("unimplemented")
+	resp := NewResponse(callID, r.Stamp)
+	for c := range r.Run(ctx, t, input) {
+		if err := resp.Append(c); err != nil {
+			_ = resp.Append(stampChunk(ErrorChunk(err.Error()), resp.src))
+			break
+		}
+	}
+	return resp
 }
 
 // Run is Runner{Middlewares: mws}.Run.
 func Run(ctx context.Context, t Tool, input map[string]any, mws ...Middleware) iter.Seq[Chunk] {
-	r := Runner{Middlewares: mws}
+	r := &Runner{Middlewares: mws}
 	return r.Run(ctx, t, input)
 }

@@ -1,48 +1,248 @@
 package tool
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"reflect"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
+	"github.com/agentscope-go/agentscope/tool/internal/pyschema"
 )
 
 // Validator checks argument objects against one compiled input schema.
 // It is safe for concurrent use.
 type Validator struct {
-	tool string
+	tool     string
+	tree     pyjson.Value // the schema, for rendering reference messages
+	compiled *jsonschema.Schema
 }
 
-// NewValidator compiles schema (Draft 2020-12 unless it says otherwise)
-// for the named tool; a *SchemaError if it is not a valid object schema.
+// ErrNotObjectSchema is wrapped by a *SchemaError for an input schema that
+// is not {"type":"object","properties":{…}}.
+var ErrNotObjectSchema = errors.New(`input schema must be {"type":"object","properties":{...}}`)
+
+// NewValidator compiles schema (Draft 2020-12 unless it declares another
+// "$schema") for the named tool; a *SchemaError if it is not a valid
+// object schema.
 func NewValidator(toolName string, schema json.RawMessage) (*Validator, error) {
-	panic("unimplemented")
+	tree, err := pyjson.Parse(string(schema))
+	if err != nil {
+		return nil, &SchemaError{Tool: toolName, Err: err}
+	}
+	if err := checkObjectSchema(tree); err != nil {
+		return nil, &SchemaError{Tool: toolName, Err: err}
+	}
+	compiled, err := compileSchema(schema)
+	if err != nil {
+		return nil, &SchemaError{Tool: toolName, Err: err}
+	}
+	return &Validator{tool: toolName, tree: tree, compiled: compiled}, nil
+}
+
+func checkObjectSchema(tree pyjson.Value) error {
+	if tree.Kind != pyjson.Object {
+		return ErrNotObjectSchema
+	}
+	t, ok := tree.Get("type")
+	if !ok || t.Kind != pyjson.String || t.Str != "object" {
+		return ErrNotObjectSchema
+	}
+	p, ok := tree.Get("properties")
+	if !ok || p.Kind != pyjson.Object {
+		return ErrNotObjectSchema
+	}
+	return nil
+}
+
+// schemaURL names the in-memory resource; nothing is ever fetched (the
+// compiler has no loader for other URLs, so remote $refs fail to compile).
+const schemaURL = "mem:///input.json"
+
+func compileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(schemaURL)
 }
 
 // Validate returns nil or a *ValidationError phrased like the reference.
-func (v *Validator) Validate(input map[string]any) error { panic("unimplemented") }
+func (v *Validator) Validate(input map[string]any) error {
+	return v.validate(input, nil)
+}
+
+// validate checks input; ordered, when non-nil, is the same value as
+// parsed from the model's text, whose key order and int/float spelling the
+// message quotes.
+func (v *Validator) validate(input map[string]any, ordered *pyjson.Value) error {
+	if input == nil {
+		input = map[string]any{}
+	}
+	err := v.compiled.Validate(input)
+	if err == nil {
+		return nil
+	}
+	inst := pyjson.Value{}
+	if ordered != nil {
+		inst = *ordered
+	} else {
+		inst = pyjson.FromAny(input)
+	}
+	msg, ok := pyschema.BestMatch(v.tree, inst)
+	if !ok {
+		msg = fallbackMessage(err)
+	}
+	return &ValidationError{Tool: v.tool, Message: msg, Cause: err}
+}
+
+// fallbackMessage describes a failure the Python-style renderer does not
+// model (format, unevaluated*, dynamic refs) from the validator's own
+// first leaf error, e.g. "at '/a': got string, want integer".
+func fallbackMessage(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
+	}
+	return ve.Error()
+}
 
 // ParseInput parses a tool call's raw argument text into an object the way
 // the reference does (json.loads, then a lenient repair of truncated or
 // sloppy JSON); empty text is an empty object. Anything that does not
 // become a JSON object is a *JSONDecodeError.
-func ParseInput(raw string) (map[string]any, error) { panic("unimplemented") }
+func ParseInput(raw string) (map[string]any, error) {
+	v, err := parseInput(raw)
+	if err != nil {
+		return nil, err
+	}
+	return v.Any().(map[string]any), nil
+}
+
+func parseInput(raw string) (pyjson.Value, error) {
+	// Providers stream no argument text at all for a call without
+	// arguments.
+	if strings.TrimSpace(raw) == "" {
+		return pyjson.Value{Kind: pyjson.Object}, nil
+	}
+	v, err := pyjson.Parse(raw)
+	var problem string
+	switch {
+	case err == nil && v.Kind == pyjson.Object:
+		if finite(v) {
+			return v, nil
+		}
+		problem = "Error: NaN and Infinity are not valid JSON numbers."
+	case err == nil:
+		problem = "Error: Your argument string is decoded into a <class '" + v.TypeName() +
+			"'> object, but a dict object is expected!"
+	default:
+		problem = "Error: When decoding your tool arguments from JSON format to a Python dictionary, " +
+			"a JSONDecodeError was raised with message: " + err.Error() + "."
+		if r, ok := pyjson.Repair(raw); ok && r.Kind == pyjson.Object {
+			if finite(r) {
+				return r, nil
+			}
+			problem = "Error: NaN and Infinity are not valid JSON numbers."
+		}
+	}
+	return pyjson.Value{}, &JSONDecodeError{Input: raw, Problem: problem}
+}
+
+// finite reports whether no number in v is NaN or infinite: such values
+// pass schema checks yet silently defeat minimum/maximum.
+func finite(v pyjson.Value) bool {
+	switch v.Kind {
+	case pyjson.Int, pyjson.Float:
+		return v.Finite()
+	case pyjson.Array, pyjson.Object:
+		for _, it := range v.Items {
+			if !finite(it) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Error renders the reference's ToolJSONDecodeError text.
+func (e *JSONDecodeError) Error() string {
+	shown, hint := e.Input, ""
+	if utf8.RuneCountInString(shown) > 200 {
+		r := []rune(shown)
+		shown = string(r[:100]) + "[TRUNCATE]" + string(r[len(r)-100:])
+		hint = `(Because the JSON string is too long, a truncated label "[TRUNCATE]" is used here to indicate the truncation)`
+	}
+	var b strings.Builder
+	b.WriteString("<system-reminder>")
+	b.WriteString(e.Problem)
+	b.WriteString("\n\nYour argument string is decoded by the following code snippet")
+	b.WriteString(hint)
+	b.WriteString(":\n```python\nimport json\n\nyour_tool_arguments = ")
+	b.WriteString(pyjson.StrRepr(shown))
+	b.WriteString("\njson.loads(your_tool_arguments)\n```\n\n**You should recorrect the arguments in JSON format.**</system-reminder>")
+	return b.String()
+}
 
 // StripTitles returns a copy of schema without "title" keys, recursing
 // into properties, items, additionalProperties and $defs (not into
 // anyOf/allOf), key order preserved. Non-object values (boolean schemas)
 // are left as they are.
-func StripTitles(schema json.RawMessage) (json.RawMessage, error) { panic("unimplemented") }
+func StripTitles(schema json.RawMessage) (json.RawMessage, error) {
+	tree, err := pyjson.Parse(string(schema))
+	if err != nil {
+		return nil, fmt.Errorf("strip titles: %w", err)
+	}
+	return pyjson.AppendJSON(nil, stripTitles(tree)), nil
+}
 
-// InferSchema derives an object schema from a struct type (or pointer to
-// one): properties from exported fields named by their json tags, in field
-// order; required = fields without omitempty/omitzero (and not pointers);
-// descriptions and constraints from the `jsonschema` tag
-// (`jsonschema:"description=…,enum=a|b,minimum=1,maximum=10,default=5"`)
-// or a `desc` tag; nested structs, slices, arrays, maps and pointers are
-// described recursively. Unsupported kinds (chan, func, complex) are an
-// error.
-func InferSchema(t reflect.Type) (json.RawMessage, error) { panic("unimplemented") }
+func stripTitles(s pyjson.Value) pyjson.Value {
+	if s.Kind != pyjson.Object {
+		return s
+	}
+	out := pyjson.Value{Kind: pyjson.Object, Keys: make([]string, 0, len(s.Keys)), Items: make([]pyjson.Value, 0, len(s.Keys))}
+	for i, k := range s.Keys {
+		v := s.Items[i]
+		switch k {
+		case "title":
+			continue
+		case "properties", "$defs":
+			if v.Kind == pyjson.Object {
+				m := pyjson.Value{Kind: pyjson.Object, Keys: v.Keys, Items: make([]pyjson.Value, len(v.Items))}
+				for j, sub := range v.Items {
+					m.Items[j] = stripTitles(sub)
+				}
+				v = m
+			}
+		case "items", "additionalProperties":
+			v = stripTitles(v)
+		}
+		out.Keys = append(out.Keys, k)
+		out.Items = append(out.Items, v)
+	}
+	return out
+}
 
 // SchemaFor is InferSchema for a type parameter.
 func SchemaFor[T any]() (json.RawMessage, error) {
 	return InferSchema(reflect.TypeFor[T]())
+}
+
+// pyjsonStrip returns the validator's schema without titles, as models
+// see it.
+func pyjsonStrip(v *Validator) json.RawMessage {
+	return pyjson.AppendJSON(nil, stripTitles(v.tree))
 }

@@ -1,6 +1,10 @@
 package tool
 
-import "context"
+import (
+	"context"
+	"slices"
+	"sync"
+)
 
 type stateKey struct{}
 
@@ -12,10 +16,7 @@ func WithState(ctx context.Context, state any) context.Context {
 }
 
 // StateFrom returns the state set by [WithState], or nil.
-func StateFrom(ctx context.Context) any {
-	s, _ := ctx.Value(stateKey{}).(any)
-	return s
-}
+func StateFrom(ctx context.Context) any { return ctx.Value(stateKey{}) }
 
 // GroupState is implemented by an agent state that persists activated
 // tool groups (AgentState.tool_context.activated_groups); the reset_tools
@@ -23,4 +24,25 @@ func StateFrom(ctx context.Context) any {
 type GroupState interface {
 	ActivatedGroups() []string
 	SetActivatedGroups(groups []string)
+}
+
+// Groups is a minimal, concurrency-safe GroupState for hosts that keep
+// the activated set outside an agent state (and for tests).
+type Groups struct {
+	mu     sync.Mutex
+	groups []string
+}
+
+// ActivatedGroups returns a copy of the set.
+func (g *Groups) ActivatedGroups() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.groups)
+}
+
+// SetActivatedGroups replaces the set.
+func (g *Groups) SetActivatedGroups(groups []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.groups = slices.Clone(groups)
 }

@@ -788,3 +788,83 @@ func (v *validator) resolve(ref string) (pyjson.Value, bool) {
 	}
 	return cur, true
 }
+
+// Detail is one validation error with its instance location as
+// jsonschema's ValidationError.json_path renders it ("$", "$.a[0].b").
+type Detail struct {
+	Path    string
+	Message string
+}
+
+// All returns every error jsonschema's iter_errors would yield, in order.
+func All(schema, instance pyjson.Value) []Detail {
+	v := validator{root: schema, re: map[string]*regexp.Regexp{}}
+	errs := v.iter(schema, instance, 0)
+	out := make([]Detail, len(errs))
+	for i, e := range errs {
+		var b strings.Builder
+		b.WriteByte('$')
+		for _, p := range e.path {
+			if p.isIdx {
+				b.WriteString("[" + strconv.Itoa(p.index) + "]")
+			} else {
+				b.WriteString("." + p.key)
+			}
+		}
+		out[i] = Detail{Path: b.String(), Message: e.msg}
+	}
+	return out
+}
+
+// FillDefaults sets missing object members that a "properties" subschema
+// gives a "default" for, before descending, the way the usual jsonschema
+// "extend with default" validator does; it follows $ref, allOf and array
+// items. inst is modified in place.
+func FillDefaults(schema pyjson.Value, inst *pyjson.Value) {
+	v := validator{root: schema, re: map[string]*regexp.Regexp{}}
+	v.fill(schema, inst, 0)
+}
+
+func (v *validator) fill(schema pyjson.Value, inst *pyjson.Value, refDepth int) {
+	if schema.Kind != pyjson.Object || refDepth >= maxRefDepth {
+		return
+	}
+	for i, k := range schema.Keys {
+		kv := schema.Items[i]
+		switch k {
+		case "$ref":
+			if kv.Kind == pyjson.String {
+				if target, ok := v.resolve(kv.Str); ok {
+					v.fill(target, inst, refDepth+1)
+				}
+			}
+		case "allOf":
+			for _, sub := range kv.Items {
+				v.fill(sub, inst, refDepth)
+			}
+		case "properties":
+			if inst.Kind != pyjson.Object || kv.Kind != pyjson.Object {
+				continue
+			}
+			for j, p := range kv.Keys {
+				sub := kv.Items[j]
+				if d, ok := sub.Get("default"); ok && sub.Kind == pyjson.Object && !inst.Has(p) {
+					inst.Set(p, d)
+				}
+			}
+			for j, p := range kv.Keys {
+				for n, name := range inst.Keys {
+					if name == p {
+						v.fill(kv.Items[j], &inst.Items[n], refDepth)
+					}
+				}
+			}
+		case "items":
+			if inst.Kind == pyjson.Array {
+				for n := range inst.Items {
+					v.fill(kv, &inst.Items[n], refDepth)
+				}
+			}
+		}
+	}
+}

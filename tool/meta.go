@@ -1,0 +1,164 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"slices"
+	"strings"
+
+	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
+)
+
+// MetaToolName is the name of the meta tool that switches groups.
+const MetaToolName = "reset_tools"
+
+// MetaToolDescription is reset_tools' description.
+const MetaToolDescription = "This tool allows you to reset your equipped tools based on your current task requirements. " +
+	"These tools are organized into different groups, and you can activate/deactivate them by specifying the boolean " +
+	"values for each group in the input.\n\n**Important: The input booleans are the final state of their corresponding " +
+	"tool groups, not incremental changes.** Any group not explicitly set to True will be deactivated, regardless of " +
+	"its previous state.\n\n**Best practice**: Actively manage your tool groups——activate only what you need for the " +
+	"current task, and promptly deactivate groups as soon as they are no longer needed to conserve context space.\n\n" +
+	"This tool will return the usage instructions for the activated tool groups, which you **MUST pay attention to " +
+	"and follow**. You can also reuse this tool to re-check the instructions."
+
+// ErrNoGroupState is the error result of reset_tools called without an
+// agent state implementing GroupState in its context.
+var ErrNoGroupState = errors.New("Error: ResetTools requires state to be provided.")
+
+// rebuildMeta recomputes reset_tools for the current groups; the caller
+// holds the write lock (or owns tk exclusively).
+func (tk *Toolkit) rebuildMeta() {
+	if len(tk.groups) < 2 {
+		tk.meta = nil
+		return
+	}
+	props := obj()
+	for _, g := range tk.groups[1:] {
+		p := obj()
+		p.Set("default", pyjson.Value{Kind: pyjson.Bool})
+		p.Set("description", str(g.description))
+		p.Set("type", str("boolean"))
+		props.Set(g.name, p)
+	}
+	schema := obj()
+	schema.Set("properties", props)
+	schema.Set("type", str("object"))
+	m := &metaTool{tk: tk, schema: pyjson.AppendJSON(nil, schema)}
+	e, err := newEntry(m, BasicGroup)
+	if err != nil {
+		panic("tool: reset_tools schema does not compile: " + err.Error()) // built here, cannot happen
+	}
+	tk.meta = e
+}
+
+// metaTool is reset_tools.
+type metaTool struct {
+	tk     *Toolkit
+	schema json.RawMessage
+}
+
+func (m *metaTool) Name() string                 { return MetaToolName }
+func (m *metaTool) Description() string          { return MetaToolDescription }
+func (m *metaTool) InputSchema() json.RawMessage { return m.schema }
+func (m *metaTool) Flags() Flags                 { return Flags{ConcurrencySafe: true, StateInjected: true} }
+func (m *metaTool) ReadOnly(map[string]any) bool { return false }
+func (m *metaTool) MatchRule(content string, _ map[string]any) bool {
+	return content == ""
+}
+func (m *metaTool) SuggestRules(map[string]any) []permission.Rule {
+	return permission.DefaultSuggestions(MetaToolName)
+}
+
+func (m *metaTool) CheckPermissions(context.Context, map[string]any, *permission.Context) permission.Decision {
+	return permission.Decision{Behavior: permission.Allow, Message: "The meta tool is always allowed to be called."}
+}
+
+func (m *metaTool) Call(ctx context.Context, input map[string]any) iter.Seq2[Chunk, error] {
+	return func(yield func(Chunk, error) bool) {
+		gs, ok := StateFrom(ctx).(GroupState)
+		if !ok {
+			yield(Chunk{}, ErrNoGroupState)
+			return
+		}
+		activated, text, err := m.tk.ResetGroups(input)
+		if err != nil {
+			yield(Chunk{}, err)
+			return
+		}
+		gs.SetActivatedGroups(activated)
+		yield(Text(text), nil)
+	}
+}
+
+// ResetGroups applies a reset_tools input: the groups set to true become
+// the activated set (in group order), everything else is deactivated. It
+// returns the new set and the result text; a non-boolean value or an
+// unknown group name is an error whose text is the error result.
+func (tk *Toolkit) ResetGroups(input map[string]any) (activated []string, text string, err error) {
+	keys := make([]string, 0, len(input))
+	for k := range input {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var unknown []string
+	for _, k := range keys {
+		if _, ok := input[k].(bool); !ok {
+			return nil, "", errors.New("Invalid arguments: the argument " + k +
+				" should be a bool value, but got <class '" + pyjson.FromAny(input[k]).TypeName() + "'>.")
+		}
+	}
+	tk.mu.RLock()
+	defer tk.mu.RUnlock()
+	var names []string
+	for _, k := range keys {
+		if k == BasicGroup || tk.group(k) == nil {
+			unknown = append(unknown, k)
+		}
+	}
+	for _, g := range tk.groups[1:] {
+		names = append(names, g.name)
+	}
+	if len(unknown) > 0 {
+		return nil, "", errors.New("Invalid group name(s): " + strings.Join(unknown, ", ") +
+			". Available tool groups: " + strings.Join(names, ", ") + ".")
+	}
+	var groups []*group
+	for _, g := range tk.groups[1:] {
+		if on, _ := input[g.name].(bool); on {
+			activated = append(activated, g.name)
+			groups = append(groups, g)
+		}
+	}
+	return activated, renderActivation(groups), nil
+}
+
+// renderActivation renders the reference's default meta-tool response
+// template.
+func renderActivation(groups []*group) string {
+	if len(groups) == 0 {
+		return "All tool groups are currently deactivated."
+	}
+	var b strings.Builder
+	b.WriteString("The currently activated tool group(s): ")
+	for i, g := range groups {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(g.name)
+	}
+	b.WriteString(".")
+	if slices.ContainsFunc(groups, func(g *group) bool { return g.instructions != "" }) {
+		b.WriteString("\n<tool-instructions>\nThe tool instructions are a collection of suggestions, rules and notifications about how to use the tools in the activated groups.\n")
+		for _, g := range groups {
+			if g.instructions != "" {
+				b.WriteString(`<group name="` + g.name + `">` + g.instructions + "</group>")
+			}
+		}
+		b.WriteString("\n</tool-instructions>")
+	}
+	return b.String()
+}

@@ -52,6 +52,18 @@ func Fill(b Block, src stamp.Source) {
 	b.fill(src)
 }
 
+// fillAbsent gives a decoded block the defaults pydantic gives a missing
+// key: a fresh id and now. A key present with "" keeps "" (only an absent
+// key takes the default), so decoding and re-encoding never changes a value.
+func fillAbsent(o *wire.Object, id, createdAt *string) {
+	if _, ok := o.Fields["id"]; !ok && id != nil {
+		*id = stamp.Default.NewID()
+	}
+	if _, ok := o.Fields["created_at"]; !ok {
+		*createdAt = stamp.Default.Now()
+	}
+}
+
 func fillIDTime(id, createdAt *string, src stamp.Source) {
 	if *id == "" {
 		*id = src.NewID()

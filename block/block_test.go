@@ -252,6 +252,23 @@ func TestDecodeDefaults(t *testing.T) {
 	if hb := h.(*block.Hint); hb.FinishedAt != "" {
 		t.Fatalf("%+v", hb)
 	}
+	// Only absent keys take defaults: an explicit "" survives a round trip.
+	for _, in := range []string{
+		`{"type":"text","text":"a","id":"","created_at":"","finished_at":null}`,
+		`{"type":"thinking","thinking":"a","id":"","created_at":"","finished_at":null}`,
+		`{"type":"data","id":"","source":{"type":"base64","data":"","media_type":""},"name":null,"created_at":"","finished_at":null}`,
+		`{"type":"hint","hint":[{"type":"text","text":"a","id":"","created_at":"","finished_at":null}],"id":"","source":null,"created_at":"","finished_at":null}`,
+		`{"type":"tool_call","id":"","name":"","input":"","state":"pending","suggested_rules":[],"created_at":"","finished_at":null}`,
+		`{"type":"tool_result","id":"","name":"","output":[{"type":"text","text":"a","id":"","created_at":"","finished_at":null}],"state":"running","metadata":{},"created_at":"","finished_at":null}`,
+	} {
+		b, err := block.Decode([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(b.AppendJSON(nil)); got != in {
+			t.Errorf("\n got %s\nwant %s", got, in)
+		}
+	}
 	// Unknown keys are ignored except on thinking blocks.
 	tx, err := block.Decode([]byte(`{"type":"text","text":"a","id":"i","created_at":"T","extra":1}`))
 	if err != nil {

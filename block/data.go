@@ -263,7 +263,7 @@ func (b *Data) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	b.Source = src
-	b.fill(stamp.Default)
+	fillAbsent(o, &b.ID, &b.CreatedAt)
 	return nil
 }
 

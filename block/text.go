@@ -63,7 +63,7 @@ func (b *Text) UnmarshalJSON(data []byte) error {
 	if err := o.Err(); err != nil {
 		return err
 	}
-	b.fill(stamp.Default)
+	fillAbsent(o, &b.ID, &b.CreatedAt)
 	return nil
 }
 
@@ -182,7 +182,7 @@ func (b *Thinking) UnmarshalJSON(data []byte) error {
 			b.Extra = append(b.Extra, Extra{Key: k, Value: json.RawMessage(wire.AppendCompact(nil, o.Fields[k]))})
 		}
 	}
-	b.fill(stamp.Default)
+	fillAbsent(o, &b.ID, &b.CreatedAt)
 	return nil
 }
 

@@ -229,7 +229,7 @@ func (b *ToolCall) UnmarshalJSON(data []byte) error {
 		}
 		b.SuggestedRules = append(b.SuggestedRules, rule)
 	}
-	b.fill(stamp.Default)
+	fillAbsent(o, nil, &b.CreatedAt)
 	return nil
 }
 
@@ -313,7 +313,7 @@ func (b *ToolResult) UnmarshalJSON(data []byte) error {
 	if err := b.Output.UnmarshalJSON(raw); err != nil {
 		return fmt.Errorf("tool_result output: %w", err)
 	}
-	b.fill(stamp.Default)
+	fillAbsent(o, nil, &b.CreatedAt)
 	return nil
 }
 
@@ -443,7 +443,7 @@ func (b *Hint) UnmarshalJSON(data []byte) error {
 	if err := b.Hint.UnmarshalJSON(raw); err != nil {
 		return fmt.Errorf("hint: %w", err)
 	}
-	fillIDTime(&b.ID, &b.CreatedAt, stamp.Default)
+	fillAbsent(o, &b.ID, &b.CreatedAt)
 	if !hasFinished {
 		b.FinishedAt = b.CreatedAt
 	}

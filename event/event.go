@@ -102,7 +102,14 @@ func decodeInto(e Event, o *wire.Object) error {
 	if err := o.Err(); err != nil {
 		return err
 	}
-	Stamp(e, nil)
+	// Only absent keys take defaults: an explicit "" stays "", as in
+	// pydantic, so decoding then encoding never changes a value.
+	if _, ok := o.Fields["id"]; !ok {
+		h.ID = stamp.Default.NewID()
+	}
+	if _, ok := o.Fields["created_at"]; !ok {
+		h.CreatedAt = stamp.Default.Now()
+	}
 	return Validate(e)
 }
 

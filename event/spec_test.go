@@ -17,7 +17,7 @@ import (
 // specFences returns the bodies of the ```json fences in the section of
 // core-spec.md whose heading line starts with heading; the section ends at
 // the next heading of the same or a higher level.
-func specFences(t *testing.T, heading string) []string {
+func specFences(t testing.TB, heading string) []string {
 	t.Helper()
 	data, err := os.ReadFile(fixture.Path(t, "spec", "core-spec.md"))
 	if err != nil {
@@ -68,7 +68,7 @@ func specFences(t *testing.T, heading string) []string {
 // specEventLines returns the 30 one-line examples of core-spec §1.6.3: one
 // per type, plus a second REPLY_END (with an error) and a second
 // TOOL_RESULT_DATA_DELTA (a URL instead of data).
-func specEventLines(t *testing.T) []string {
+func specEventLines(t testing.TB) []string {
 	t.Helper()
 	fences := specFences(t, "#### 1.6.3")
 	if len(fences) != 1 {
@@ -358,6 +358,19 @@ func TestDecodeDefaults(t *testing.T) {
 		}
 		if got := string(e.AppendJSON(nil)); got != want {
 			t.Errorf("\n in: %s\ngot: %s\nwant %s", in, got, want)
+		}
+	}
+	// Present but empty values are kept, not replaced by defaults.
+	for _, in := range []string{
+		`{"id":"","created_at":"","metadata":{},"type":"USER_INTERRUPT","reply_id":""}`,
+		`{"id":"","created_at":"","metadata":{},"type":"TOOL_RESULT_DATA_DELTA","reply_id":"r","tool_call_id":"c","block_id":"","media_type":"","data":"aGk=","url":null}`,
+	} {
+		e, err := event.Decode([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(e.AppendJSON(nil)); got != in {
+			t.Errorf("\n got %s\nwant %s", got, in)
 		}
 	}
 	// Missing id and created_at are generated.

@@ -106,10 +106,11 @@ func (m *Msg) UnmarshalJSON(data []byte) error {
 		}
 		m.Content = append(m.Content, b)
 	}
-	if m.ID == "" {
+	// Only absent keys take defaults; an explicit "" stays "".
+	if _, ok := o.Fields["id"]; !ok {
 		m.ID = stamp.Default.NewID()
 	}
-	if m.CreatedAt == "" {
+	if _, ok := o.Fields["created_at"]; !ok {
 		m.CreatedAt = stamp.Default.Now()
 	}
 	return m.Validate()

@@ -293,6 +293,15 @@ func TestMsgDecodeDefaults(t *testing.T) {
 	if got := string(m.AppendJSON(nil)); got != want {
 		t.Fatalf("\n got %s\nwant %s", got, want)
 	}
+	// An explicit "" is a value, not an absent key: it is kept.
+	empty := `{"name":"","content":[],"role":"user","id":"","metadata":{},"created_at":"","usage":null,"finished_at":null,"finished_reason":null,"structured_output":null,"error":null}`
+	m = message.Msg{}
+	if err := json.Unmarshal([]byte(empty), &m); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(m.AppendJSON(nil)); got != empty {
+		t.Fatalf("\n got %s\nwant %s", got, empty)
+	}
 	m = message.Msg{}
 	if err := json.Unmarshal([]byte(`{"name":"n","role":"user","content":[]}`), &m); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
@@ -171,8 +172,11 @@ func AppendAny(dst []byte, v any) []byte {
 	return AppendCompact(dst, b)
 }
 
-// AppendFloat writes f the way Python's repr does for the common cases:
-// integral values keep a ".0", others use the shortest round-trip form.
+// AppendFloat writes f the way Python's repr does: the shortest digits that
+// round-trip, in positional form while the decimal exponent is in [-5, 16)
+// (with a ".0" when integral), else in scientific form ("1e+16", "1e-05").
+// strconv's 'g' switches to scientific from 1e21 and for more digits than
+// the precision, so it is not used.
 func AppendFloat(dst []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
@@ -182,11 +186,19 @@ func AppendFloat(dst []byte, f float64) []byte {
 	case math.IsInf(f, -1):
 		return append(dst, "-Infinity"...)
 	}
-	if f == math.Trunc(f) && math.Abs(f) < 1e16 {
-		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
-		return append(dst, '.', '0')
+	var tmp [32]byte
+	sci := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64)
+	e := bytes.LastIndexByte(sci, 'e')
+	exp, _ := strconv.Atoi(string(sci[e+1:]))
+	if exp < -4 || exp >= 16 {
+		return append(dst, sci...)
 	}
-	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
+	if bytes.IndexByte(dst[start:], '.') < 0 {
+		dst = append(dst, '.', '0')
+	}
+	return dst
 }
 
 // AppendCompact appends the JSON text raw with insignificant white space

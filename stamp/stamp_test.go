@@ -73,10 +73,10 @@ func TestDefaultConcurrentAndStable(t *testing.T) {
 // digits then, no zone.
 func TestFormatTime(t *testing.T) {
 	cases := map[time.Time]string{
-		time.Date(2026, 8, 22, 9, 14, 4, 512348000, time.UTC):            "2026-08-22T09:14:04.512348",
-		time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC):                      "2026-01-01T00:00:00",
-		time.Date(2026, 1, 1, 0, 0, 0, 120000000, time.UTC):              "2026-01-01T00:00:00.120000",
-		time.Date(2026, 1, 1, 0, 0, 0, 999, time.UTC):                    "2026-01-01T00:00:00", // sub-microsecond is dropped
+		time.Date(2026, 8, 22, 9, 14, 4, 512348000, time.UTC):               "2026-08-22T09:14:04.512348",
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC):                         "2026-01-01T00:00:00",
+		time.Date(2026, 1, 1, 0, 0, 0, 120000000, time.UTC):                 "2026-01-01T00:00:00.120000",
+		time.Date(2026, 1, 1, 0, 0, 0, 999, time.UTC):                       "2026-01-01T00:00:00", // sub-microsecond is dropped
 		time.Date(987, 12, 31, 23, 59, 59, 1000, time.FixedZone("x", 3600)): "0987-12-31T23:59:59.000001",
 	}
 	for tm, want := range cases {

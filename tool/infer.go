@@ -33,6 +33,8 @@ var ErrUnsupportedType = errors.New("type cannot be described by a JSON schema")
 //     pointers to their element, time.Time to a date-time string, any to
 //     an unconstrained schema; a recursive type is cut off as a plain
 //     "object";
+//   - a blank field (`_ struct{}`) tagged like any other field gives the
+//     object itself a description or title;
 //   - the `jsonschema` tag adds keywords:
 //     `jsonschema:"description=The mode to use,enum=fast|slow,default=fast"`;
 //     known keys are description, title, enum (values separated by "|"),
@@ -137,6 +139,16 @@ func (inf *inferrer) object(t reflect.Type) (pyjson.Value, error) {
 	}
 	o := obj()
 	o.Set("type", str("object"))
+	// A blank field carries the object's own keywords:
+	// _ struct{} `jsonschema:"description=The input of set_mode."`
+	for i := range t.NumField() {
+		if sf := t.Field(i); sf.Name == "_" {
+			var err error
+			if o, _, err = applyTag(o, sf.Type, sf.Tag, false); err != nil {
+				return pyjson.Value{}, fmt.Errorf("%s: %w", t, err)
+			}
+		}
+	}
 	o.Set("properties", props)
 	if len(required) > 0 {
 		o.Set("required", arr(required...))

@@ -156,6 +156,30 @@ func TestResponsesAndAnthropicOverHTTP(t *testing.T) {
 	}
 }
 
+func TestGeminiOverHTTP(t *testing.T) {
+	sse := "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"hi\"}]},\"finishReason\":\"STOP\"}]}\n\n"
+	for _, tc := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"GEMINI_API_KEY", "g1", "GOOGLE_API_KEY", "g2"}, "g1"},
+		{[]string{"GOOGLE_API_KEY", "g2"}, "g2"},
+	} {
+		srv := wiretest.NewServer(t, wiretest.Body("text/event-stream", []byte(sse)))
+		if _, err := call(t, "gemini:gemini-2.5-flash", env(tc.env...), provider.WithBaseURL(srv.URL)); err != nil {
+			t.Fatal(err)
+		}
+		r := srv.Requests()[0]
+		if !strings.Contains(r.Path, "gemini-2.5-flash:streamGenerateContent") || r.Header.Get("X-Goog-Api-Key") != tc.want {
+			t.Errorf("path %s, key %q, want %q", r.Path, r.Header.Get("X-Goog-Api-Key"), tc.want)
+		}
+	}
+	_, err := provider.New("gemini:gemini-2.5-flash", env())
+	if !errors.Is(err, provider.ErrNoAPIKey) || !strings.Contains(err.Error(), "GEMINI_API_KEY or GOOGLE_API_KEY") {
+		t.Errorf("gemini without key: %v", err)
+	}
+}
+
 func TestRegister(t *testing.T) {
 	called := ""
 	provider.Register("test-scheme", func(s provider.Spec) (model.ChatModel, error) {

@@ -1,0 +1,23 @@
+package provider
+
+import (
+	"github.com/agentscope-go/agentscope/model"
+	"github.com/agentscope-go/agentscope/model/gemini"
+)
+
+func init() {
+	Register("gemini", func(s Spec) (model.ChatModel, error) {
+		key, err := s.Key(true, "GEMINI_API_KEY", "GOOGLE_API_KEY")
+		if err != nil {
+			return nil, err
+		}
+		opts := []gemini.Option{gemini.WithAPIKey(key)}
+		if s.BaseURL != "" {
+			opts = append(opts, gemini.WithBaseURL(s.BaseURL))
+		}
+		if s.HTTPClient != nil {
+			opts = append(opts, gemini.WithHTTPClient(s.HTTPClient))
+		}
+		return gemini.New(s.Model, opts...), nil
+	})
+}

@@ -151,87 +151,28 @@ func TestStreamMalformedEvent(t *testing.T) {
 	}
 }
 
-// testModel returns a model against srv whose retry waits are recorded
-// instead of slept.
-func testModel(srv *wiretest.Server, waited *[]time.Duration, opts ...Option) *Model {
-	m := New("m", append([]Option{WithBaseURL(srv.URL), WithRetries(2)}, opts...)...)
-	m.policy.Sleep = func(ctx context.Context, d time.Duration) error {
-		*waited = append(*waited, d)
-		return ctx.Err()
-	}
-	return m
-}
-
 var okBody = sse(evStart,
 	`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
 	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`,
 	`{"type":"content_block_stop","index":0}`, evStop)
 
 func TestHTTPErrors(t *testing.T) {
-	t.Run("401 is not retried and keeps the provider's message", func(t *testing.T) {
-		srv := wiretest.NewServer(t, wiretest.Status(401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`))
-		var waited []time.Duration
-		_, err := wiretest.Collect(testModel(srv, &waited).Stream(context.Background(), hello))
-		var me *model.Error
-		if !errors.As(err, &me) || me.Type != event.ErrAuthentication || me.Message != "invalid x-api-key" || me.Status != 401 {
-			t.Fatalf("err = %v", err)
-		}
-		if len(srv.Requests()) != 1 || len(waited) != 0 {
-			t.Fatalf("%d requests, waits %v", len(srv.Requests()), waited)
-		}
-	})
-	t.Run("429 honours Retry-After", func(t *testing.T) {
-		srv := wiretest.NewServer(t,
-			wiretest.Status(429, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`, "Retry-After", "7"),
-			wiretest.Body("text/event-stream", okBody))
-		var waited []time.Duration
-		chunks, err := wiretest.Collect(testModel(srv, &waited).Stream(context.Background(), hello))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(waited) != 1 || waited[0] != 7*time.Second || len(srv.Requests()) != 2 || len(chunks) != 2 {
-			t.Fatalf("waits %v, %d requests, %d chunks", waited, len(srv.Requests()), len(chunks))
-		}
-	})
-	t.Run("429 until retries run out", func(t *testing.T) {
-		srv := wiretest.NewServer(t, wiretest.Status(429, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`, "Retry-After", "1"))
-		var waited []time.Duration
-		_, err := wiretest.Collect(testModel(srv, &waited).Stream(context.Background(), hello))
-		var me *model.Error
-		if !errors.As(err, &me) || me.Type != event.ErrRateLimit || me.RetryAfter != time.Second || len(srv.Requests()) != 3 {
-			t.Fatalf("err = %v after %d requests", err, len(srv.Requests()))
-		}
-	})
-	t.Run("500 then success", func(t *testing.T) {
-		srv := wiretest.NewServer(t, wiretest.Status(500, `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`),
-			wiretest.Body("text/event-stream", okBody))
-		var waited []time.Duration
-		chunks, err := wiretest.Collect(testModel(srv, &waited).Stream(context.Background(), hello))
-		if err != nil || len(chunks) != 2 || chunks[1].Parts[0].Text != "ok" || len(srv.Requests()) != 2 || len(waited) != 1 {
-			t.Fatalf("err %v, chunks %+v, %d requests", err, chunks, len(srv.Requests()))
-		}
-	})
-	t.Run("connection reset before the first byte is retried", func(t *testing.T) {
-		srv := wiretest.NewServer(t, wiretest.Reset("", nil), wiretest.Body("text/event-stream", okBody))
-		var waited []time.Duration
-		chunks, err := wiretest.Collect(testModel(srv, &waited).Stream(context.Background(), hello))
-		if err != nil || len(chunks) != 2 || len(srv.Requests()) != 2 {
-			t.Fatalf("err %v, %d chunks, %d requests", err, len(chunks), len(srv.Requests()))
-		}
-	})
-	t.Run("connection reset after the first byte is not retried", func(t *testing.T) {
-		prefix := sse(evStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
-			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"part"}}`)
-		srv := wiretest.NewServer(t, wiretest.Reset("text/event-stream", prefix), wiretest.Body("text/event-stream", okBody))
-		var waited []time.Duration
-		chunks, err := wiretest.Collect(testModel(srv, &waited).Stream(context.Background(), hello))
-		var me *model.Error
-		if !errors.As(err, &me) || me.Type != event.ErrConnection {
-			t.Fatalf("err = %v", err)
-		}
-		if len(srv.Requests()) != 1 || len(chunks) != 2 || chunks[1].Parts[0].Text != "part" {
-			t.Fatalf("%d requests, chunks %+v", len(srv.Requests()), chunks)
-		}
+	wiretest.RunErrorPaths(t, wiretest.ErrorPaths{
+		ContentType: "text/event-stream",
+		OK:          okBody,
+		Partial: sse(evStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"part"}}`),
+		ErrorBody: func(status int) string {
+			typ := map[int]string{401: "authentication_error", 429: "rate_limit_error", 500: "api_error"}[status]
+			return `{"type":"error","error":{"type":"` + typ + `","message":"the provider says no"}}`
+		},
+		Message: "the provider says no",
+		Request: hello,
+		New: func(base string, sleep func(context.Context, time.Duration) error) model.ChatModel {
+			m := New("m", WithBaseURL(base), WithRetries(2))
+			m.policy.Sleep = sleep
+			return m
+		},
 	})
 }
 

@@ -100,7 +100,10 @@ func (m *Model) RequestBody(req *model.Request) ([]byte, error) {
 		gen["topK"] = *m.topK
 	}
 	if m.thinkingBudget != nil || m.thinkingLevel != "" || m.includeThoughts != nil {
-		th := map[string]any{"includeThoughts": m.thinkingBudget != nil || m.thinkingLevel != ""}
+		// Summaries are asked for whenever thinking is configured on, and
+		// not for a budget of 0 (thinking off).
+		on := m.thinkingLevel != "" || (m.thinkingBudget != nil && *m.thinkingBudget != 0)
+		th := map[string]any{"includeThoughts": on}
 		if m.includeThoughts != nil {
 			th["includeThoughts"] = *m.includeThoughts
 		}

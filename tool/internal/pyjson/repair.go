@@ -114,6 +114,9 @@ func (r *repairer) number(i int) (Value, int) {
 	if err != nil {
 		// Not a number after all ("-", "1-2"): keep the text.
 		word, end := r.bare(i)
+		if word == "-Infinity" {
+			return Value{Kind: Float, Str: word}, end
+		}
 		return Value{Kind: String, Str: word}, end
 	}
 	if strings.ContainsAny(lit, ".eE") {

@@ -1,0 +1,164 @@
+package ollama
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/model"
+	"github.com/agentscope-go/agentscope/model/internal/transport"
+	"github.com/agentscope-go/agentscope/stamp"
+)
+
+// Provider is the provider name used in errors and logs.
+const Provider = "ollama"
+
+// Defaults.
+const (
+	DefaultBaseURL = "http://localhost:11434"
+	DefaultRetries = 3
+)
+
+// Model is an Ollama chat model. It is safe for concurrent use.
+type Model struct {
+	model   string
+	apiKey  string
+	baseURL string
+	client  *http.Client
+	policy  transport.Policy
+	header  http.Header
+	src     stamp.Source
+	callID  func() string
+
+	think     any // nil, bool or a level string
+	options   map[string]any
+	keepAlive string
+	format    any
+}
+
+// Option configures a Model.
+type Option func(*Model)
+
+// WithBaseURL replaces http://localhost:11434 (no environment variable
+// such as OLLAMA_HOST is read: that is the caller's job).
+func WithBaseURL(u string) Option {
+	return func(m *Model) { m.baseURL = strings.TrimRight(u, "/") }
+}
+
+// WithAPIKey sends "Authorization: Bearer key" (ollama.com, or a server
+// behind an authenticating proxy).
+func WithAPIKey(key string) Option { return func(m *Model) { m.apiKey = key } }
+
+// WithHTTPClient sets the client used for calls (default http.DefaultClient).
+func WithHTTPClient(c *http.Client) Option { return func(m *Model) { m.client = c } }
+
+// WithRetries sets how many times a call is retried before its first byte
+// on 429, 5xx and connection errors (default 3).
+func WithRetries(n int) Option { return func(m *Model) { m.policy.MaxRetries = max(n, 0) } }
+
+// WithBackoff sets the first backoff window and the cap on one wait.
+// Defaults: 500ms and 30s.
+func WithBackoff(base, maxDelay time.Duration) Option {
+	return func(m *Model) { m.policy.BaseDelay, m.policy.MaxDelay = base, maxDelay }
+}
+
+// WithHeader adds a request header.
+func WithHeader(key, value string) Option { return func(m *Model) { m.header.Add(key, value) } }
+
+// WithStamp sets the source of the ids given to text and thinking blocks
+// (default stamp.Default).
+func WithStamp(src stamp.Source) Option { return func(m *Model) { m.src = src } }
+
+// WithCallIDs sets the generator of ids for tool calls Ollama sent without
+// one. The default is "call_" plus a random hex id.
+func WithCallIDs(next func() string) Option { return func(m *Model) { m.callID = next } }
+
+// WithThink sets "think": true or false (models that think).
+func WithThink(on bool) Option { return func(m *Model) { m.think = on } }
+
+// WithThinkLevel sets "think" to a level ("low", "medium", "high") for the
+// models that take one (gpt-oss).
+func WithThinkLevel(level string) Option { return func(m *Model) { m.think = level } }
+
+// WithOption sets one model option ("num_ctx", "seed", "top_p", …).
+func WithOption(key string, value any) Option {
+	return func(m *Model) { m.options[key] = value }
+}
+
+// WithMaxTokens sets options.num_predict.
+func WithMaxTokens(n int) Option { return WithOption("num_predict", n) }
+
+// WithTemperature sets options.temperature.
+func WithTemperature(t float64) Option { return WithOption("temperature", t) }
+
+// WithKeepAlive sets keep_alive ("5m", "1h", "-1" …): how long the server
+// keeps the model loaded after the call.
+func WithKeepAlive(d string) Option { return func(m *Model) { m.keepAlive = d } }
+
+// WithFormat sets "format": "json" or a JSON schema for structured output.
+func WithFormat(f any) Option { return func(m *Model) { m.format = f } }
+
+// New returns a model for the named Ollama model, e.g. "qwen3" or
+// "llama3.2".
+func New(name string, opts ...Option) *Model {
+	m := &Model{
+		model:   name,
+		baseURL: DefaultBaseURL,
+		header:  make(http.Header),
+		src:     stamp.Default,
+		options: map[string]any{},
+		policy:  transport.Policy{MaxRetries: DefaultRetries},
+	}
+	for _, o := range opts {
+		o(m)
+	}
+	if m.client == nil {
+		m.client = http.DefaultClient
+	}
+	if m.src == nil {
+		m.src = stamp.Default
+	}
+	if m.callID == nil {
+		src := m.src
+		m.callID = func() string { return "call_" + src.NewID() }
+	}
+	return m
+}
+
+// Name returns the model's name.
+func (m *Model) Name() string { return m.model }
+
+// Stream makes one streaming call. Formatting problems and HTTP failures
+// are yielded as a *model.Error before any chunk; see the package
+// documentation for what happens after the first chunk.
+func (m *Model) Stream(ctx context.Context, req *model.Request) iter.Seq2[model.Chunk, error] {
+	return func(yield func(model.Chunk, error) bool) {
+		body, err := m.RequestBody(req)
+		if err != nil {
+			yield(model.Chunk{}, err)
+			return
+		}
+		h := m.header.Clone()
+		h.Set("Content-Type", "application/json")
+		h.Set("Accept", "application/x-ndjson")
+		if m.apiKey != "" {
+			h.Set("Authorization", "Bearer "+m.apiKey)
+		}
+		resp, err := transport.Do(ctx, m.client, transport.Request{
+			Provider: Provider, URL: m.baseURL + "/api/chat", Header: h, Body: body,
+		}, m.policy)
+		if err != nil {
+			yield(model.Chunk{}, err)
+			return
+		}
+		defer resp.Body.Close()
+		decode(resp.Body, m.src, m.callID, yield)
+	}
+}
+
+func invalid(msg string, err error) *model.Error {
+	return &model.Error{Type: event.ErrInvalidRequest, Provider: Provider, Message: msg, Err: err}
+}

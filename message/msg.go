@@ -3,7 +3,6 @@ package message
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
@@ -326,7 +325,7 @@ func (m *Msg) Find(k block.Kind, id string) Block {
 func (m *Msg) Clone() *Msg {
 	c := &Msg{
 		Name: m.Name, Content: block.CloneList(m.Content), Role: m.Role, ID: m.ID,
-		Metadata: maps.Clone(m.Metadata), CreatedAt: m.CreatedAt, FinishedAt: m.FinishedAt,
+		Metadata: cloneAnyMap(m.Metadata), CreatedAt: m.CreatedAt, FinishedAt: m.FinishedAt,
 		FinishedReason: m.FinishedReason, StructuredOutput: cloneAnyMap(m.StructuredOutput),
 	}
 	if c.Content == nil {

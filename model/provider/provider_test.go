@@ -198,3 +198,22 @@ func TestRegister(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+func TestOllamaOverHTTP(t *testing.T) {
+	nd := "{\"model\":\"qwen3\",\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"done\":true,\"prompt_eval_count\":1,\"eval_count\":1}\n"
+	srv := wiretest.NewServer(t, wiretest.Body("application/x-ndjson", []byte(nd)))
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, opt := range []provider.Option{env("OLLAMA_HOST", host), env("OLLAMA_HOST", srv.URL+"/"), provider.WithBaseURL(srv.URL)} {
+		if _, err := call(t, "ollama:qwen3:8b", opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range srv.Requests() {
+		if r.Path != "/api/chat" || !strings.Contains(string(r.Body), `"model":"qwen3:8b"`) {
+			t.Errorf("path %s body %s", r.Path, r.Body)
+		}
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("%d requests", n)
+	}
+}

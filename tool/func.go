@@ -28,9 +28,10 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 	if err != nil {
 		return nil, err
 	}
+	dec := newDecoder(reflect.TypeFor[In]())
 	body := func(ctx context.Context, input map[string]any) iter.Seq2[Chunk, error] {
 		return func(yield func(Chunk, error) bool) {
-			in, err := decodeInput[In](input)
+			in, err := decodeInput[In](dec, input)
 			if err != nil {
 				yield(Chunk{}, err)
 				return
@@ -58,9 +59,10 @@ func StreamFunc[In, Out any](name, description string, fn func(ctx context.Conte
 	if err != nil {
 		return nil, err
 	}
+	dec := newDecoder(reflect.TypeFor[In]())
 	body := func(ctx context.Context, input map[string]any) iter.Seq2[Chunk, error] {
 		return func(yield func(Chunk, error) bool) {
-			in, err := decodeInput[In](input)
+			in, err := decodeInput[In](dec, input)
 			if err != nil {
 				yield(Chunk{}, err)
 				return
@@ -97,20 +99,14 @@ func funcConfig[In any](name string, opts []Option) (config, json.RawMessage, er
 
 // decodeInput turns the argument object into In. A map[string]any input
 // type takes the object as is.
-func decodeInput[In any](input map[string]any) (In, error) {
+func decodeInput[In any](dec decoder, input map[string]any) (In, error) {
 	var in In
 	if m, ok := any(&in).(*map[string]any); ok {
 		*m = input
 		return in, nil
 	}
-	data, err := json.Marshal(input)
-	if err != nil {
-		return in, fmt.Errorf("invalid arguments: %w", err)
-	}
-	if err := json.Unmarshal(data, &in); err != nil {
-		return in, fmt.Errorf("invalid arguments: %w", err)
-	}
-	return in, nil
+	err := dec.decode(input, &in)
+	return in, err
 }
 
 // toChunk converts a function result the way the reference's function

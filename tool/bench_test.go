@@ -1,0 +1,51 @@
+package tool_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/tool"
+)
+
+// BenchmarkFuncCall is one tool call as the agent makes it: resolve, parse
+// and validate the arguments, run the Func tool (decode into its struct,
+// convert the result), fold the response.
+func BenchmarkFuncCall(b *testing.B) {
+	add, err := tool.Func("add_numbers", "Add two numbers together.",
+		func(_ context.Context, in addArgs) (string, error) {
+			return fmt.Sprintf("Result: %d", in.A+in.B), nil
+		})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tk, _ := tool.NewToolkit([]tool.Tool{add})
+	call := &block.ToolCall{ID: "call_1", Name: "add_numbers", Input: `{"a": 3, "b": 5}`}
+	r := &tool.Runner{}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		t, input, err := tk.Prepare(call, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res := r.Collect(ctx, call.ID, t, input)
+		if res.State != block.ResultSuccess {
+			b.Fatal(res.State)
+		}
+	}
+}
+
+// BenchmarkPrepare isolates argument parsing and validation.
+func BenchmarkPrepare(b *testing.B) {
+	add, _ := tool.Func("add_numbers", "Add.", func(_ context.Context, in addArgs) (string, error) { return "", nil })
+	tk, _ := tool.NewToolkit([]tool.Tool{add})
+	call := &block.ToolCall{ID: "call_1", Name: "add_numbers", Input: `{"a": 3, "b": 5}`}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := tk.Prepare(call, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

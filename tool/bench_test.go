@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"fmt"
+	"iter"
 	"testing"
 
 	"github.com/agentscope-go/agentscope/block"
@@ -46,6 +47,36 @@ func BenchmarkPrepare(b *testing.B) {
 	for b.Loop() {
 		if _, _, err := tk.Prepare(call, nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunFunc isolates running a Func tool and folding its result.
+func BenchmarkRunFunc(b *testing.B) {
+	add, _ := tool.Func("add_numbers", "Add.", func(_ context.Context, in addArgs) (string, error) { return "ok", nil })
+	input := map[string]any{"a": 3.0, "b": 5.0}
+	r := &tool.Runner{}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res := r.Collect(ctx, "call_1", add, input)
+		if res.State != block.ResultSuccess {
+			b.Fatal(res.State)
+		}
+	}
+}
+
+// BenchmarkRunRaw isolates Run's own machinery with a tool that yields one
+// prepared chunk.
+func BenchmarkRunRaw(b *testing.B) {
+	tl, _ := tool.New("raw", "d", emptySchema, func(context.Context, map[string]any) iter.Seq2[tool.Chunk, error] {
+		return func(yield func(tool.Chunk, error) bool) { yield(tool.Chunk{ID: "x"}, nil) }
+	})
+	r := &tool.Runner{}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		for range r.Run(ctx, tl, nil) {
 		}
 	}
 }

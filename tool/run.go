@@ -73,42 +73,40 @@ func (r *Runner) Run(ctx context.Context, t Tool, input map[string]any) iter.Seq
 		if src == nil {
 			src = stamp.Default
 		}
-		emit := func(c Chunk) bool { return yield(stampChunk(c, src)) }
 		if ctx.Err() != nil {
-			emit(InterruptedChunk())
+			yield(stampChunk(InterruptedChunk(), src))
 			return
 		}
 		if t.Flags().External {
-			emit(ErrorChunk(externalError(t.Name()).Error()))
+			yield(stampChunk(ErrorChunk(externalError(t.Name()).Error()), src))
 			return
 		}
 
 		runCtx, cancel := context.WithCancel(ctx)
+		// items carries the tool's chunks; the producer closes it when it
+		// returns, which is how the caller knows the goroutine is gone.
 		items := make(chan item)
-		stop := make(chan struct{})   // closed when the caller's loop is gone
-		exited := make(chan struct{}) // closed when the tool goroutine returns
-		h := chain(t, t.Call, r.Middlewares)
-		go produce(runCtx, h, input, items, stop, exited)
-		defer r.release(t, cancel, stop, exited)
+		go produce(runCtx, chain(t, t.Call, r.Middlewares), input, items)
+		defer r.release(t, cancel, items)
 
 		for {
 			select {
-			case it := <-items:
-				if ctx.Err() != nil {
-					emit(InterruptedChunk())
+			case it, ok := <-items:
+				switch {
+				case !ok && ctx.Err() == nil:
+					return
+				case ctx.Err() != nil: // the tool may have stopped because of it
+					yield(stampChunk(InterruptedChunk(), src))
+					return
+				case it.err != nil:
+					yield(stampChunk(r.errorChunk(ctx, t, it.err), src))
 					return
 				}
-				if it.err != nil {
-					emit(r.errorChunk(ctx, t, it.err))
+				if !yield(stampChunk(it.c, src)) {
 					return
 				}
-				if !emit(it.c) {
-					return
-				}
-			case <-exited:
-				return
 			case <-ctx.Done():
-				emit(InterruptedChunk())
+				yield(stampChunk(InterruptedChunk(), src))
 				return
 			}
 		}
@@ -117,14 +115,15 @@ func (r *Runner) Run(ctx context.Context, t Tool, input map[string]any) iter.Seq
 
 // produce drives the tool's stream on its own goroutine, handing each
 // chunk over an unbuffered channel; it stops at the first error, when the
-// caller is gone, or when the tool's stream ends.
-func produce(ctx context.Context, h Handler, input map[string]any, items chan<- item, stop <-chan struct{}, exited chan<- struct{}) {
-	defer close(exited)
+// call is cancelled (the caller is gone), or when the stream ends, and
+// closes items on its way out.
+func produce(ctx context.Context, h Handler, input map[string]any, items chan<- item) {
+	defer close(items)
 	send := func(it item) bool {
 		select {
 		case items <- it:
 			return true
-		case <-stop:
+		case <-ctx.Done():
 			return false
 		}
 	}
@@ -140,14 +139,15 @@ func produce(ctx context.Context, h Handler, input map[string]any, items chan<- 
 	}
 }
 
-// release ends a call: it tells the producer nobody listens any more,
-// cancels the tool, and gives it Grace to return.
-func (r *Runner) release(t Tool, cancel context.CancelFunc, stop chan struct{}, exited <-chan struct{}) {
-	close(stop)
+// release ends a call: it cancels the tool and gives it Grace to return
+// (draining, and so discarding, whatever it still manages to send).
+func (r *Runner) release(t Tool, cancel context.CancelFunc, items <-chan item) {
 	cancel()
 	select {
-	case <-exited:
-		return
+	case _, ok := <-items:
+		if !ok {
+			return
+		}
 	default:
 	}
 	grace := r.Grace
@@ -156,10 +156,16 @@ func (r *Runner) release(t Tool, cancel context.CancelFunc, stop chan struct{}, 
 	}
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
-	select {
-	case <-exited:
-	case <-timer.C:
-		r.logger().Warn("tool ignored cancellation; abandoning its goroutine", "tool", t.Name(), "grace", grace)
+	for {
+		select {
+		case _, ok := <-items:
+			if !ok {
+				return
+			}
+		case <-timer.C:
+			r.logger().Warn("tool ignored cancellation; abandoning its goroutine", "tool", t.Name(), "grace", grace)
+			return
+		}
 	}
 }
 

@@ -239,17 +239,31 @@ func (tk *Toolkit) Available(name string, activated []string) (Tool, error) {
 }
 
 func (tk *Toolkit) available(name string, activated []string) (*entry, error) {
-	for _, e := range tk.active(activated) {
-		if e.tool.Name() == name {
-			return e, nil
-		}
+	// Same answer as searching active(activated), without building it: the
+	// last active entry of that name wins.
+	var found *entry
+	if tk.meta != nil && name == MetaToolName {
+		found = tk.meta
 	}
+	var inactive string
 	for _, g := range tk.groups {
+		on := g.name == BasicGroup || slices.Contains(activated, g.name)
 		for _, e := range g.entries {
-			if e.tool.Name() == name {
-				return nil, &GroupInactiveError{Name: name, Group: g.name}
+			if e.tool.Name() != name {
+				continue
+			}
+			if on {
+				found = e
+			} else if inactive == "" {
+				inactive = g.name
 			}
 		}
+	}
+	switch {
+	case found != nil:
+		return found, nil
+	case inactive != "":
+		return nil, &GroupInactiveError{Name: name, Group: inactive}
 	}
 	return nil, &NotFoundError{Name: name}
 }

@@ -1,6 +1,7 @@
 package pyjson
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -266,6 +267,8 @@ func (p *parser) object(i, depth int) (Value, int, error) {
 	if i < len(s) && s[i] == '}' {
 		return v, i + 1, nil
 	}
+	v.Keys, v.Items = make([]string, 0, 4), make([]Value, 0, 4)
+	var index map[string]int // for large objects, so duplicate checks stay O(1)
 	for {
 		if i >= len(s) || s[i] != '"' {
 			return Value{}, i, p.fail("Expecting property name enclosed in double quotes", i)
@@ -283,7 +286,25 @@ func (p *parser) object(i, depth int) (Value, int, error) {
 		if err != nil {
 			return Value{}, end, err
 		}
-		v.set(key, val)
+		switch {
+		case index != nil:
+			if at, dup := index[key]; dup {
+				v.Items[at] = val
+			} else {
+				index[key] = len(v.Keys)
+				v.Keys = append(v.Keys, key)
+				v.Items = append(v.Items, val)
+			}
+		case len(v.Keys) >= 16:
+			index = make(map[string]int, 2*len(v.Keys))
+			for n, k := range v.Keys {
+				index[k] = n
+			}
+			v.set(key, val)
+			index[key] = slices.Index(v.Keys, key)
+		default:
+			v.set(key, val)
+		}
 		i = p.ws(end)
 		if i < len(s) && s[i] == '}' {
 			return v, i + 1, nil

@@ -22,8 +22,15 @@
 // before any other user content there); hints become user turns. Thinking
 // is echoed only when signed (or redacted): an unsigned block came from
 // another provider and would be rejected. Empty text is dropped, an empty
-// tool result is sent as "(empty tool output)", and tool-call arguments are
-// sent as an object (repaired when a stream cut them off).
+// tool result is sent as "(empty tool output)" and a failed, denied or
+// interrupted one is marked is_error; tool-call arguments are sent as an
+// object (repaired when a stream cut them off). A forced tool choice
+// ("required" or a tool's name) cannot be combined with thinking, so
+// thinking is left out of such a call, with a warning. Images (jpeg, png,
+// gif, webp) and PDFs go as base64 or URL sources; other media become a
+// text note. Request.Extra entries are top-level request fields by the
+// API's own names ("temperature", "metadata", "stop_sequences", …) and win
+// over the model's options.
 //
 // # Streaming
 //

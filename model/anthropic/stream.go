@@ -196,6 +196,9 @@ func (d *decoder) start() model.Chunk {
 		return d.emit(model.Part{Kind: model.PartThinking, ID: b.id, Extra: extra("redacted_thinking_data", cb.Data)})
 	case "tool_use":
 		b.kind, b.id = model.PartToolCall, cb.ID
+		if b.id == "" {
+			b.id = "toolu_" + d.src.NewID() // results are matched to calls by id
+		}
 		b.startInput = "{}"
 		if in := bytes.TrimSpace(cb.Input); len(in) > 0 && !bytes.Equal(in, []byte("{}")) {
 			b.startInput = string(wire.AppendCompact(nil, in))

@@ -17,7 +17,9 @@
 // # Formatting
 //
 // Leading system messages become systemInstruction; assistant turns are
-// role "model", everything else "user". A reply Msg holding tool calls and
+// role "model", everything else "user"; consecutive turns of one role form
+// one content, except that function responses always have a content of
+// their own. A reply Msg holding tool calls and
 // their results is split into a model content (text, thought parts, every
 // functionCall with its id and thoughtSignature) followed by ONE user
 // content with all the functionResponse parts (separate contents are a
@@ -27,6 +29,11 @@
 // JSON Schema the API accepts ($ref inlined, types upper-cased, anyOf-null
 // and type lists turned into nullable, const into enum, unknown keywords
 // dropped).
+//
+// Request.Extra entries use the API's own names: generationConfig fields
+// ("temperature", "stopSequences", "responseMimeType", …) go into
+// generationConfig, anything else ("safetySettings", "cachedContent", …) at
+// the top level; they win over the model's options.
 //
 // thinkingConfig is sent only when configured (WithThinkingBudget,
 // WithThinkingLevel): a budget of 0 is rejected by 2.5-pro and a

@@ -187,27 +187,43 @@ func toolConfig(c *model.ToolChoice) map[string]any {
 type contents struct {
 	list []content
 	// open is the index of the content parts are being added to, -1 when
-	// the next part starts a new content.
+	// the next part starts a new content (a run of function responses must
+	// be a content of its own).
 	open int
-	// firstCall is false once the open model content holds a function call
-	// (for the signature fallback, which belongs on the first).
-	firstCall bool
+	// calls counts the function calls in the last content, for the
+	// signature fallback, which belongs on the first.
+	calls int
 }
 
+func hasResponse(ps []part) bool {
+	for _, p := range ps {
+		if p.FunctionResponse != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// add appends parts to the open content, or to the last one when it has
+// the same role and neither side holds function responses (so turns of
+// one role coming from different messages stay one content), or else to
+// a new content.
 func (c *contents) add(role string, ps ...part) {
 	if len(ps) == 0 {
 		return
 	}
-	if c.open >= 0 && c.list[c.open].Role == role {
-		c.list[c.open].Parts = append(c.list[c.open].Parts, ps...)
+	n := len(c.list)
+	if n > 0 && c.list[n-1].Role == role && (c.open == n-1 || (!hasResponse(c.list[n-1].Parts) && !hasResponse(ps))) {
+		c.list[n-1].Parts = append(c.list[n-1].Parts, ps...)
+		c.open = n - 1
 		return
 	}
 	c.list = append(c.list, content{Role: role, Parts: ps})
-	c.open = len(c.list) - 1
-	c.firstCall = true
+	c.open = n
+	c.calls = 0
 }
 
-// close ends the open content: what follows starts a new one.
+// close ends the open content.
 func (c *contents) close() { c.open = -1 }
 
 func (m *Model) formatMessages(msgs []*message.Msg) (sys []part, out []content, err error) {
@@ -291,13 +307,11 @@ func (m *Model) assistant(c *contents, bs []block.Block) {
 			if repaired {
 				slog.Warn("gemini: tool call arguments are not a JSON object; sending the repaired value", "id", b.ID, "input", b.Input, "sent", string(args))
 			}
-			p := part{FunctionCall: &functionCall{ID: b.ID, Name: b.Name, Args: args}, ThoughtSignature: b.GetString("thought_signature")}
-			opening := c.open < 0 || c.list[c.open].Role != "model"
-			if p.ThoughtSignature == "" && m.sigFallback != "" && (opening || c.firstCall) {
-				p.ThoughtSignature = m.sigFallback
+			c.add("model", part{FunctionCall: &functionCall{ID: b.ID, Name: b.Name, Args: args}, ThoughtSignature: b.GetString("thought_signature")})
+			last := &c.list[len(c.list)-1]
+			if c.calls++; c.calls == 1 && m.sigFallback != "" && last.Parts[len(last.Parts)-1].ThoughtSignature == "" {
+				last.Parts[len(last.Parts)-1].ThoughtSignature = m.sigFallback
 			}
-			c.add("model", p)
-			c.firstCall = false
 		case *block.ToolResult:
 			if !inResults {
 				c.close()

@@ -43,9 +43,9 @@ func sigCall(id, name, input, sig string) *block.ToolCall {
 }
 
 // One reply Msg holding a whole tool round: the model content keeps the
-// calls (signature on the first), all responses share one user content,
-// the returned image follows in a user content of its own, then the hint,
-// then the answer.
+// calls (signature on the first), all responses share one user content
+// (nothing else in it), the returned image follows in the next user
+// content with the hint, then the answer.
 func TestFormatSplitsOneReply(t *testing.T) {
 	png := &block.Data{ID: "img1", Source: block.NewBase64("image/png", "iVBORw0KGgo=")}
 	anthropicThinking := block.NewThinking("")
@@ -80,8 +80,8 @@ func TestFormatSplitsOneReply(t *testing.T) {
 	   {"text":"<system-reminder>The multimodal data and their identifiers are listed as follows:"},
 	   {"text":"- img1 (image file): "},
 	   {"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}},
-	   {"text":"</system-reminder>"}]},
-	 {"role":"user","parts":[{"text":"Answer in one line."}]},
+	   {"text":"</system-reminder>"},
+	   {"text":"Answer in one line."}]},
 	 {"role":"model","parts":[{"text":"5, and a picture."}]}]`
 	wiretest.EqualJSON(t, []byte(field(t, b, "contents")), []byte(want))
 	wiretest.EqualJSON(t, []byte(field(t, b, "systemInstruction")), []byte(`{"role":"user","parts":[{"text":"Be kind."}]}`))
@@ -95,10 +95,12 @@ func TestFormatFailedResultsAndRepairedArgs(t *testing.T) {
 		sigCall("c1", "f", `{"q": "cut off`, ""),
 		&block.ToolResult{ID: "c1", Name: "f", Output: block.PlainBody("interrupted by the user"), State: block.ResultInterrupted},
 	})
-	b := bodyOf(t, New("g"), &model.Request{Messages: []*message.Msg{message.UserText("u", "go"), reply}})
+	b := bodyOf(t, New("g"), &model.Request{Messages: []*message.Msg{message.UserText("u", "go"), reply, message.UserText("u", "try again")}})
+	// The next user message does not join the function responses' content.
 	want := `[{"role":"user","parts":[{"text":"go"}]},
 	 {"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{"q":"cut off"}}}]},
-	 {"role":"user","parts":[{"functionResponse":{"id":"c1","name":"f","response":{"error":"interrupted by the user"}}}]}]`
+	 {"role":"user","parts":[{"functionResponse":{"id":"c1","name":"f","response":{"error":"interrupted by the user"}}}]},
+	 {"role":"user","parts":[{"text":"try again"}]}]`
 	wiretest.EqualJSON(t, []byte(field(t, b, "contents")), []byte(want))
 }
 
@@ -157,10 +159,12 @@ func TestFormatUserData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := bodyOf(t, New("g"), &model.Request{Messages: []*message.Msg{user, message.AssistantText("a", "a cat"), message.SystemText("s", "Be brief.")}})
+	b := bodyOf(t, New("g"), &model.Request{Messages: []*message.Msg{user, message.AssistantText("a", "a cat"),
+		message.AssistantText("a", "a black one"), message.SystemText("s", "Be brief."), message.UserText("u", "sure?")}})
+	// Turns of one role from consecutive messages form one content.
 	want := `[{"role":"user","parts":[{"text":"what is this"},{"inlineData":{"mimeType":"image/jpeg","data":"/9j/4AAQ"}},{"fileData":{"mimeType":"video/mp4","fileUri":"https://example.com/clip.mp4"}}]},
-	 {"role":"model","parts":[{"text":"a cat"}]},
-	 {"role":"user","parts":[{"text":"Be brief."}]}]`
+	 {"role":"model","parts":[{"text":"a cat"},{"text":"a black one"}]},
+	 {"role":"user","parts":[{"text":"Be brief."},{"text":"sure?"}]}]`
 	wiretest.EqualJSON(t, []byte(field(t, b, "contents")), []byte(want))
 	if field(t, b, "systemInstruction") != "" {
 		t.Fatal("a late system message went to systemInstruction")

@@ -19,7 +19,9 @@
 // results by tool name and order, so no ids are sent. Media a tool returned
 // follows the results in a user message. tool_choice is not supported by
 // the API: a forced or "none" choice is ignored with a warning (a choice's
-// Tools list still narrows the tools sent).
+// Tools list still narrows the tools sent). Request.Extra entries are
+// top-level request fields by the API's own names, except "options", whose
+// entries merge into the model's options (num_ctx, seed, temperature, …).
 //
 // # Streaming
 //

@@ -168,3 +168,25 @@ func FuzzRepair(f *testing.F) {
 		}
 	})
 }
+
+// Duplicate keys keep the first position and the last value (a Python
+// dict), also past the size where the parser switches to an index.
+func TestParseDuplicateKeys(t *testing.T) {
+	var b []byte
+	b = append(b, '{')
+	for i := range 20 {
+		b = append(b, `"k`+strconv.Itoa(i)+`": `+strconv.Itoa(i)+`, `...)
+	}
+	b = append(b, `"k3": "x", "k19": null, "k0": true}`...)
+	v, err := Parse(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Keys) != 20 || v.Keys[3] != "k3" || Repr(v.Items[3]) != "'x'" || Repr(v.Items[19]) != "None" || Repr(v.Items[0]) != "True" {
+		t.Fatalf("%s", Repr(v))
+	}
+	small, _ := Parse(`{"a": 1, "b": 2, "a": 3}`)
+	if Repr(small) != "{'a': 3, 'b': 2}" {
+		t.Fatal(Repr(small))
+	}
+}

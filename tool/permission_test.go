@@ -1,0 +1,43 @@
+package tool_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/tool"
+)
+
+// Tools plug into the permission engine as subjects with the reference's
+// generic-tool policy (§4.4, §4.5).
+func TestToolsAsPermissionSubjects(t *testing.T) {
+	ctx := context.Background()
+	generic := funcTools(t)["add_numbers"]
+	ro := must(t)(tool.New("reader", "d", emptySchema, chunks(), tool.ReadOnly()))
+	so := must(t)(tool.NewStructuredOutput(nil, nil))
+	tk, _ := tool.NewToolkit(nil, tool.Group{Name: "g", Description: "G"})
+	meta, _ := tk.Lookup(tool.MetaToolName)
+
+	eng := permission.NewEngine(permission.NewContext(permission.ModeDefault))
+	d := eng.Check(ctx, generic, map[string]any{"a": 1.0, "b": 2.0})
+	if d.Behavior != permission.Ask || len(d.SuggestedRules) != 1 || d.SuggestedRules[0].ToolName != "add_numbers" {
+		t.Errorf("generic tool in default mode: %+v", d)
+	}
+	if d := eng.Check(ctx, ro, nil); d.Behavior != permission.Allow {
+		t.Errorf("read-only tool: %+v", d)
+	}
+	for _, s := range []tool.Tool{so, meta} {
+		if d := eng.Check(ctx, s, nil); d.Behavior != permission.Allow {
+			t.Errorf("%s: %+v", s.Name(), d)
+		}
+	}
+	// An accepted suggestion allows the tool from then on.
+	eng.AddRule(d.SuggestedRules[0])
+	if d := eng.Check(ctx, generic, nil); d.Behavior != permission.Allow {
+		t.Errorf("after the suggested rule: %+v", d)
+	}
+	explore := permission.NewEngine(permission.NewContext(permission.ModeExplore))
+	if d := explore.Check(ctx, generic, nil); d.Behavior != permission.Deny {
+		t.Errorf("explore mode: %+v", d)
+	}
+}

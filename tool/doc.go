@@ -19,8 +19,15 @@
 //  1. [Toolkit.Prepare] resolves the tool among the activated groups, parses
 //     the raw argument text and validates it against the input schema;
 //  2. the agent checks permissions ([Tool] embeds permission.Subject);
-//  3. [Run] executes the tool and streams its chunks; a [Response] folds the
-//     chunks into the final result.
+//  3. [Runner.Run] executes the tool and streams its chunks; a [Response]
+//     folds the chunks into the final result ([Runner.Collect] does both).
+//
+// What the agent provides: the activated group names (its state's
+// tool_context.activated_groups) to every Toolkit call; for state-injected
+// tools, its state in the context ([WithState]) — reset_tools writes the
+// new activated set through it ([GroupState]); for structured output, a
+// [StoreFunc] given to [NewStructuredOutput], whose tool it adds to the
+// "basic" group for a reply that needs one and removes afterwards.
 //
 // Validation uses github.com/santhosh-tekuri/jsonschema/v6: it implements
 // Draft 2020-12 (the draft Python's jsonschema picks for a schema without

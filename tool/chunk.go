@@ -78,6 +78,7 @@ func (c Chunk) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
 //     a known id is a *MergeError; the same id on a block of another kind
 //     is appended under a fresh id;
 //   - a block with a new (or empty) id is appended as a copy;
+//   - only text and data blocks are allowed (nil ones are skipped);
 //   - state: an error chunk makes the response error for good; otherwise
 //     interrupted and denied chunks override; running and success never
 //     change it (it starts as success);
@@ -134,6 +135,13 @@ func (r *Response) Append(c Chunk) error {
 
 func (r *Response) appendContent(bs []block.Block) error {
 	for _, b := range bs {
+		switch b.(type) {
+		case nil:
+			continue
+		case *block.Text, *block.Data:
+		default:
+			return &MergeError{BlockID: b.BlockID(), Reason: "a tool result holds only text and data blocks, not " + string(b.Kind())}
+		}
 		id := b.BlockID()
 		at := -1
 		if id != "" {

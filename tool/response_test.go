@@ -184,3 +184,15 @@ func TestResponseDoesNotAliasChunkBlocks(t *testing.T) {
 		t.Fatalf("result %s", res.AppendJSON(nil))
 	}
 }
+
+func TestResponseRejectsForeignBlocks(t *testing.T) {
+	resp := tool.NewResponse("c", nil)
+	if err := resp.Append(tool.Chunk{Content: []block.Block{nil, text("a", "x")}}); err != nil {
+		t.Fatal(err)
+	}
+	err := resp.Append(tool.Chunk{Content: []block.Block{&block.ToolCall{ID: "x", Name: "n"}}})
+	var me *tool.MergeError
+	if !errors.As(err, &me) || len(resp.Content) != 1 {
+		t.Fatalf("%v %s", err, resp.AppendJSON(nil))
+	}
+}

@@ -325,6 +325,9 @@ func (tk *Toolkit) Schemas(activated []string) []model.ToolSchema {
 // (errors.Is(err, ErrModelFacing)) and its Error() is the exact text of
 // the error tool result.
 func (tk *Toolkit) Prepare(call *block.ToolCall, activated []string) (Tool, map[string]any, error) {
+	if call == nil {
+		return nil, nil, &NotFoundError{}
+	}
 	tk.mu.RLock()
 	e, err := tk.available(call.Name, activated)
 	tk.mu.RUnlock()

@@ -221,3 +221,75 @@ func TestPrepareUsesActivation(t *testing.T) {
 	}
 	_ = context.Background()
 }
+
+// The tool list of every model call in the conformance traces equals
+// Toolkit.Schemas for the scenario's tools (plus GenerateStructuredOutput,
+// mounted last in "basic", for structured replies).
+func TestSchemasAgainstGoldenTraces(t *testing.T) {
+	files, err := filepath.Glob(fixture.Path(t, "conformance", "golden", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden traces: %v", err)
+	}
+	checked := 0
+	for _, f := range files {
+		var g struct {
+			Spec struct {
+				Tools []struct {
+					Name        string
+					Description *string
+					InputSchema json.RawMessage `json:"input_schema"`
+				}
+				SchemasJSON map[string]json.RawMessage `json:"schemas_json"`
+				Inputs      []struct {
+					StructuredSchema string `json:"structured_schema"`
+				}
+			}
+			Steps []struct {
+				ModelCalls []struct {
+					Tools json.RawMessage
+				} `json:"model_calls"`
+			}
+		}
+		data, _ := os.ReadFile(f)
+		if err := json.Unmarshal(data, &g); err != nil {
+			t.Fatal(err)
+		}
+		var tools []tool.Tool
+		for _, st := range g.Spec.Tools {
+			desc := "Scripted tool '" + st.Name + "'."
+			if st.Description != nil {
+				desc = *st.Description
+			}
+			schema := st.InputSchema
+			if schema == nil {
+				schema = json.RawMessage(`{"type":"object","properties":{"input":{"type":"string"}},"required":[]}`)
+			}
+			tools = append(tools, must(t)(tool.New(st.Name, desc, schema, chunks())))
+		}
+		tk, err := tool.NewToolkit(tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, step := range g.Steps {
+			tk.Remove(tool.StructuredOutputName)
+			if i < len(g.Spec.Inputs) && g.Spec.Inputs[i].StructuredSchema != "" {
+				so := must(t)(tool.NewStructuredOutput(g.Spec.SchemasJSON[g.Spec.Inputs[i].StructuredSchema], nil))
+				if err := tk.Add("", so); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, mc := range step.ModelCalls {
+				got, _ := json.Marshal(tk.Schemas(nil))
+				want := mc.Tools
+				if string(want) == "null" {
+					want = json.RawMessage(`[]`)
+				}
+				matchJSON(t, filepath.Base(f), got, want)
+				checked++
+			}
+		}
+	}
+	if checked < 40 {
+		t.Fatalf("only %d model calls checked", checked)
+	}
+}

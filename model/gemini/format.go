@@ -260,22 +260,29 @@ func (m *Model) formatMessages(msgs []*message.Msg) (sys []part, out []content, 
 
 // assistant splits one reply Msg into model contents, one user content per
 // run of tool results (all parallel responses together), the media those
-// results promoted, and hint turns.
+// results promoted, and hint turns. Function responses must come right
+// after the calls they answer, so a hint between a call and its result is
+// sent after the results.
 func (m *Model) assistant(c *contents, bs []block.Block) {
-	var promoted []part
-	flushPromoted := func() {
-		if len(promoted) > 0 {
+	var after []part // user parts waiting for the current results run to end
+	unanswered := 0
+	inResults := false
+	flushAfter := func() {
+		if len(after) > 0 {
 			c.close()
-			c.add("user", promoted...)
+			c.add("user", after...)
 			c.close()
-			promoted = nil
+			after = nil
 		}
 	}
-	inResults := false
 	for _, b := range bs {
-		if _, ok := b.(*block.ToolResult); !ok && inResults {
+		_, isResult := b.(*block.ToolResult)
+		_, isHint := b.(*block.Hint)
+		if !isResult && inResults && !(isHint && unanswered > 0) {
 			inResults = false
-			flushPromoted()
+			if unanswered == 0 {
+				flushAfter()
+			}
 			c.close()
 		}
 		switch b := b.(type) {
@@ -312,6 +319,7 @@ func (m *Model) assistant(c *contents, bs []block.Block) {
 			if c.calls++; c.calls == 1 && m.sigFallback != "" && last.Parts[len(last.Parts)-1].ThoughtSignature == "" {
 				last.Parts[len(last.Parts)-1].ThoughtSignature = m.sigFallback
 			}
+			unanswered++
 		case *block.ToolResult:
 			if !inResults {
 				c.close()
@@ -323,16 +331,19 @@ func (m *Model) assistant(c *contents, bs []block.Block) {
 				key = "error"
 			}
 			c.add("user", part{FunctionResponse: &functionResp{ID: b.ID, Name: b.Name, Response: map[string]any{key: out}}})
-			promoted = append(promoted, userParts(media)...)
+			after = append(after, userParts(media)...)
+			unanswered = max(unanswered-1, 0)
 		case *block.Hint:
+			if unanswered > 0 {
+				after = append(after, bodyParts(b.Hint)...)
+				continue
+			}
 			c.close()
 			c.add("user", bodyParts(b.Hint)...)
 			c.close()
 		}
 	}
-	if inResults {
-		flushPromoted()
-	}
+	flushAfter()
 }
 
 func userParts(bs []block.Block) []part {

@@ -90,6 +90,27 @@ func TestFormatSplitsOneReply(t *testing.T) {
 	}
 }
 
+// Function responses must follow their calls at once and together: a hint
+// arriving between a call and its results, or between two results, is sent
+// after them.
+func TestFormatHintBetweenCallsAndResults(t *testing.T) {
+	reply, _ := message.AssistantMsg("a", []block.Block{
+		sigCall("c1", "f", `{}`, ""), sigCall("c2", "g", `{}`, ""),
+		block.NewHint("first hint", ""),
+		result("c1", "f", "1"),
+		block.NewHint("second hint", ""),
+		result("c2", "g", "2"),
+		block.NewText("done"),
+	})
+	b := bodyOf(t, New("g"), &model.Request{Messages: []*message.Msg{message.UserText("u", "go"), reply}})
+	want := `[{"role":"user","parts":[{"text":"go"}]},
+	 {"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{}}},{"functionCall":{"id":"c2","name":"g","args":{}}}]},
+	 {"role":"user","parts":[{"functionResponse":{"id":"c1","name":"f","response":{"result":"1"}}},{"functionResponse":{"id":"c2","name":"g","response":{"result":"2"}}}]},
+	 {"role":"user","parts":[{"text":"first hint"},{"text":"second hint"}]},
+	 {"role":"model","parts":[{"text":"done"}]}]`
+	wiretest.EqualJSON(t, []byte(field(t, b, "contents")), []byte(want))
+}
+
 func TestFormatFailedResultsAndRepairedArgs(t *testing.T) {
 	reply, _ := message.AssistantMsg("a", []block.Block{
 		sigCall("c1", "f", `{"q": "cut off`, ""),

@@ -134,21 +134,28 @@ func formatMessages(msgs []*message.Msg) ([]chatMessage, error) {
 func assistant(out []chatMessage, bs []block.Block) []chatMessage {
 	var p pending
 	var promoted []block.Block
+	var hints []chatMessage // hints that arrived while calls were unanswered
+	unanswered := 0
 	flush := func() {
 		if !p.empty() {
 			out = append(out, chatMessage{Role: "assistant", Content: strings.Join(p.text, "\n"), Images: p.images, ToolCalls: p.calls})
 		}
 		p = pending{}
 	}
-	flushPromoted := func() {
+	// afterResults emits what waits for the end of a run of results: the
+	// media they returned, then the hints held back.
+	afterResults := func() {
 		if cm, ok := userMessage("user", promoted); ok {
 			out = append(out, cm)
 		}
-		promoted = nil
+		out = append(out, hints...)
+		promoted, hints = nil, nil
 	}
 	for _, b := range bs {
-		if _, ok := b.(*block.ToolResult); !ok && promoted != nil {
-			flushPromoted()
+		_, isResult := b.(*block.ToolResult)
+		_, isHint := b.(*block.Hint)
+		if !isResult && !(isHint && unanswered > 0) && (promoted != nil || hints != nil) {
+			afterResults()
 		}
 		switch b := b.(type) {
 		case *block.Text:
@@ -169,13 +176,14 @@ func assistant(out []chatMessage, bs []block.Block) []chatMessage {
 			var tc toolCall
 			tc.Function.Name, tc.Function.Arguments = b.Name, args
 			p.calls = append(p.calls, tc)
+			unanswered++
 		case *block.ToolResult:
 			flush()
 			text, media := toolresult.Flatten(b.Output, images)
 			out = append(out, chatMessage{Role: "tool", Content: text, ToolName: b.Name})
 			promoted = append(promoted, media...)
+			unanswered = max(unanswered-1, 0)
 		case *block.Hint:
-			flush()
 			var cm chatMessage
 			var ok bool
 			if b.Hint.Plain {
@@ -183,14 +191,20 @@ func assistant(out []chatMessage, bs []block.Block) []chatMessage {
 			} else {
 				cm, ok = userMessage("user", b.Hint.Blocks)
 			}
-			if ok {
-				out = append(out, cm)
+			if !ok {
+				continue
 			}
+			if unanswered > 0 {
+				hints = append(hints, cm) // tool messages must follow their calls
+				continue
+			}
+			flush()
+			out = append(out, cm)
 		}
 		// Thinking is not echoed (the reference drops it for Ollama).
 	}
 	flush()
-	flushPromoted()
+	afterResults()
 	return out
 }
 

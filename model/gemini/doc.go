@@ -23,7 +23,9 @@
 // their results is split into a model content (text, thought parts, every
 // functionCall with its id and thoughtSignature) followed by ONE user
 // content with all the functionResponse parts (separate contents are a
-// 400), then a user content presenting any media the tools returned.
+// 400), then a user content presenting any media the tools returned; a
+// hint that arrived while calls were unanswered waits until their
+// responses are in.
 // Function responses are {"result": text}, or {"error": text} for a failed,
 // denied or interrupted call. Tool schemas are reduced to the subset of
 // JSON Schema the API accepts ($ref inlined, types upper-cased, anyOf-null

@@ -17,7 +17,9 @@
 // with their arguments as an object (repaired when a stream cut them off);
 // each result follows as {"role":"tool","tool_name",…}: Ollama correlates
 // results by tool name and order, so no ids are sent. Media a tool returned
-// follows the results in a user message. tool_choice is not supported by
+// follows the results in a user message, and so does a hint that arrived
+// while calls were unanswered (tool messages must follow their calls).
+// tool_choice is not supported by
 // the API: a forced or "none" choice is ignored with a warning (a choice's
 // Tools list still narrows the tools sent). Request.Extra entries are
 // top-level request fields by the API's own names, except "options", whose

@@ -214,3 +214,8 @@ func TestStreamEarlyBreak(t *testing.T) {
 		break
 	}
 }
+
+func TestConcurrentStreams(t *testing.T) {
+	wiretest.Concurrent(t, 8, "text/event-stream", wiretest.Wire(t, "anthropic_messages_stream_parallel_tool_use.sse"),
+		func(base string) model.ChatModel { return New("m", WithBaseURL(base)) }, hello)
+}

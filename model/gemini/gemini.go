@@ -86,6 +86,9 @@ func WithStamp(src stamp.Source) Option { return func(m *Model) { m.src = src } 
 // without one (Gemini 2.5). The default is "call_" plus a random hex id;
 // ids must be unique within a conversation, as tool results are matched
 // to calls by id.
+//
+// next is called by every stream of the model; it must be safe for
+// concurrent use when streams run at the same time.
 func WithCallIDs(next func() string) Option { return func(m *Model) { m.callID = next } }
 
 // WithMaxTokens sets generationConfig.maxOutputTokens.

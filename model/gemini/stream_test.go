@@ -156,3 +156,8 @@ func TestStreamCancel(t *testing.T) {
 		t.Fatalf("n=%d err=%v", n, err)
 	}
 }
+
+func TestConcurrentStreams(t *testing.T) {
+	wiretest.Concurrent(t, 8, "text/event-stream", wiretest.Wire(t, "gemini25_stream_parallel_function_calls.sse"),
+		func(base string) model.ChatModel { return New("g", WithBaseURL(base)) }, hi)
+}

@@ -74,6 +74,9 @@ func WithStamp(src stamp.Source) Option { return func(m *Model) { m.src = src } 
 
 // WithCallIDs sets the generator of ids for tool calls Ollama sent without
 // one. The default is "call_" plus a random hex id.
+//
+// next is called by every stream of the model; it must be safe for
+// concurrent use when streams run at the same time.
 func WithCallIDs(next func() string) Option { return func(m *Model) { m.callID = next } }
 
 // WithThink sets "think": true or false (models that think).

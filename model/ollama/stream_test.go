@@ -146,3 +146,8 @@ func TestStreamCancel(t *testing.T) {
 		t.Fatalf("Authorization %q", h)
 	}
 }
+
+func TestConcurrentStreams(t *testing.T) {
+	wiretest.Concurrent(t, 8, "application/x-ndjson", wiretest.Wire(t, "ollama_chat_stream_tool_call.ndjson"),
+		func(base string) model.ChatModel { return New("qwen3", WithBaseURL(base)) }, hi)
+}

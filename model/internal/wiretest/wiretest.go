@@ -1,6 +1,7 @@
 package wiretest
 
 import (
+	"context"
 	"encoding/json"
 	"iter"
 	"net"
@@ -171,4 +172,29 @@ func EqualJSON(t testing.TB, got, want []byte) {
 func Compact(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// Concurrent runs n streams of m at once against a server answering body,
+// failing on any error or a differing number of chunks: a Model is shared
+// by the replies of many agents.
+func Concurrent(t *testing.T, n int, contentType string, body []byte, newModel func(baseURL string) model.ChatModel, req *model.Request) {
+	t.Helper()
+	srv := NewServer(t, Body(contentType, body))
+	m := newModel(srv.URL)
+	counts := make([]int, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			var chunks []model.Chunk
+			chunks, errs[i] = Collect(m.Stream(context.Background(), req))
+			counts[i] = len(chunks)
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil || counts[i] != counts[0] || counts[0] == 0 {
+			t.Fatalf("stream %d: %d chunks (stream 0: %d), err %v", i, counts[i], counts[0], errs[i])
+		}
+	}
 }

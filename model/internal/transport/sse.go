@@ -30,7 +30,7 @@ var ErrLineTooLong = errors.New("stream line too long")
 func SSE(r io.Reader) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
+		sc.Buffer(make([]byte, 0, 4<<10), MaxLine)
 		var ev Event
 		var data []byte
 		hasData := false
@@ -85,7 +85,7 @@ func SSE(r io.Reader) iter.Seq2[Event, error] {
 func Lines(r io.Reader) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
+		sc.Buffer(make([]byte, 0, 4<<10), MaxLine)
 		for sc.Scan() {
 			line := bytes.TrimSpace(sc.Bytes())
 			if len(line) == 0 {

@@ -1,8 +1,3 @@
-// Command agentscope is the agentscope-go command line: one binary, one
-// subcommand per job (`agentscope help` lists them).
-//
-// Each subcommand lives in its own file and registers itself from an init
-// function (see register), so adding one never touches another's file.
 package main
 
 import (

@@ -1,0 +1,18 @@
+// Command agentscope is the agentscope-go command line: one binary, one
+// subcommand per job. `agentscope help` lists them and `agentscope help
+// NAME` shows one's flags.
+//
+//	agentscope fold < events.jsonl   fold one reply's events into its Msg
+//
+// Each subcommand lives in its own file and registers itself from an init
+// function, so adding one never touches another's file:
+//
+//	func init() {
+//		register("NAME", command{Summary: "one line for help", Usage: "[flags] ARGS", Run: runNAME})
+//	}
+//
+// runNAME parses its flags with inv.Flags and parseFlags (which answer -h),
+// reads and writes only through inv so that tests can run it in process,
+// and returns exitOK, exitFailure (the job failed) or exitUsage (bad usage
+// or bad input).
+package main

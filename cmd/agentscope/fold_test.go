@@ -173,3 +173,56 @@ func TestNormalize(t *testing.T) {
 		t.Fatal("different id relations normalized equal")
 	}
 }
+
+// TestFoldFixtureWalk runs the command over the reference's 39-event walk
+// (a continuation: it has no REPLY_START), followed by its wrong-reply and
+// ghost events, which are skipped with warnings and change nothing.
+func TestFoldFixtureWalk(t *testing.T) {
+	var fx struct {
+		Initial struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"initial_msg"`
+		Steps []struct {
+			Event    json.RawMessage `json:"event"`
+			Expected any             `json:"expected_msg"`
+		} `json:"steps"`
+		WrongReply json.RawMessage   `json:"wrong_reply_id_event"`
+		Ghosts     []json.RawMessage `json:"ghost_events"`
+	}
+	fixture.Load(t, &fx, "spec", "fixtures", "event_to_message_test.json")
+	var events []json.RawMessage
+	for _, st := range fx.Steps {
+		events = append(events, st.Event)
+	}
+	events = append(append(events, fx.WrongReply), fx.Ghosts...)
+	var in bytes.Buffer
+	for _, raw := range events {
+		if err := json.Compact(&in, raw); err != nil {
+			t.Fatal(err)
+		}
+		in.WriteByte('\n')
+	}
+	code, stdout, stderr := runIn(t, in.String(), "fold", "-reply-id", fx.Initial.ID, "-name", fx.Initial.Name)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, err := fixture.Parse([]byte(stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := got.(map[string]any)["created_at"]
+	want := fx.Steps[len(fx.Steps)-1].Expected
+	if err := fixture.Match(got, want, map[string]any{"<ANY_STRING>": nil, "<UNCHANGED_FROM_INITIAL>": created}); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	skipped := strings.Count(stderr, ": skipped: ")
+	if want := 1 + len(fx.Ghosts); skipped != want || len(fx.Ghosts) == 0 {
+		t.Fatalf("%d warnings, want %d:\n%s", skipped, want, stderr)
+	}
+	for i := range 1 + len(fx.Ghosts) {
+		if line := fmt.Sprintf("line %d: skipped", len(fx.Steps)+1+i); !strings.Contains(stderr, line) {
+			t.Errorf("no warning for %s", line)
+		}
+	}
+}

@@ -64,30 +64,36 @@ func (m *Chat) Stream(ctx context.Context, req *model.Request) iter.Seq2[model.C
 			wholeResponse(resp, provider, d.decode, yield)
 			return
 		}
-		for ev, err := range transport.SSE(resp.Body) {
-			if err != nil {
-				yield(model.Chunk{}, transport.StreamError(provider, err))
-				return
-			}
-			if string(ev.Data) == "[DONE]" {
-				d.done = true
-				break
-			}
-			if len(bytes.TrimSpace(ev.Data)) == 0 {
-				continue
-			}
-			chunk, ok, err := d.decode(ev.Data)
-			if err != nil {
-				yield(model.Chunk{}, err)
-				return
-			}
-			if ok && !yield(chunk, nil) {
-				return
-			}
+		d.stream(ctx, resp.Body, yield)
+	}
+}
+
+// stream decodes an SSE body to the end: "data: [DONE]", a finish_reason
+// followed by EOF, or an error.
+func (d *chatDecoder) stream(ctx context.Context, body io.Reader, yield func(model.Chunk, error) bool) {
+	for ev, err := range transport.SSE(body) {
+		if err != nil {
+			yield(model.Chunk{}, transport.StreamError(d.provider, err))
+			return
 		}
-		if !d.done && !d.finished {
-			yield(model.Chunk{}, streamEndError(ctx, provider))
+		if string(ev.Data) == "[DONE]" {
+			d.done = true
+			break
 		}
+		if len(bytes.TrimSpace(ev.Data)) == 0 {
+			continue
+		}
+		chunk, ok, err := d.decode(ev.Data)
+		if err != nil {
+			yield(model.Chunk{}, err)
+			return
+		}
+		if ok && !yield(chunk, nil) {
+			return
+		}
+	}
+	if !d.done && !d.finished {
+		yield(model.Chunk{}, streamEndError(ctx, d.provider))
 	}
 }
 

@@ -102,7 +102,7 @@ func (c *config) formatChat(ctx context.Context, msgs []*message.Msg) ([]chatMes
 
 func (f *chatFormatter) msg(m *message.Msg) error {
 	f.cur = pendingChat{role: string(m.Role), name: m.Name}
-	for _, b := range m.Content {
+	for _, b := range answerFirst(m.Content) {
 		if _, ok := b.(*block.ToolResult); !ok {
 			if err := f.flushPromo(); err != nil {
 				return err
@@ -128,12 +128,8 @@ func (f *chatFormatter) msg(m *message.Msg) error {
 		case *block.Thinking:
 			f.cur.thinking = append(f.cur.thinking, b.Thinking)
 		case *block.ToolCall:
-			args := b.Input
-			if strings.TrimSpace(args) == "" {
-				args = "{}"
-			}
 			f.cur.calls = append(f.cur.calls, chatToolCall{
-				ID: b.ID, Type: "function", Function: chatFunction{Name: b.Name, Arguments: args},
+				ID: b.ID, Type: "function", Function: chatFunction{Name: b.Name, Arguments: callArguments(b.Input)},
 			})
 		case *block.ToolResult:
 			f.flushCur()
@@ -213,7 +209,9 @@ func (f *chatFormatter) hint(h *block.Hint) error {
 	}
 	var parts []chatPart
 	if h.Hint.Plain {
-		parts = append(parts, chatPart{Type: "text", Text: h.Hint.Text})
+		if h.Hint.Text != "" {
+			parts = append(parts, chatPart{Type: "text", Text: h.Hint.Text})
+		}
 	} else {
 		for _, b := range h.Hint.Blocks {
 			switch b := b.(type) {

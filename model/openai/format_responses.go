@@ -113,7 +113,7 @@ func (f *respFormatter) msg(m *message.Msg) error {
 		}
 		return nil
 	}
-	for _, b := range m.Content {
+	for _, b := range answerFirst(m.Content) {
 		if _, ok := b.(*block.ToolResult); !ok {
 			if err := f.flushPromo(); err != nil {
 				return err
@@ -133,11 +133,7 @@ func (f *respFormatter) msg(m *message.Msg) error {
 			}
 		case *block.ToolCall:
 			f.flushText()
-			args := b.Input
-			if strings.TrimSpace(args) == "" {
-				args = "{}"
-			}
-			f.out = append(f.out, respFunctionCall{Type: "function_call", CallID: b.ID, Name: b.Name, Arguments: args})
+			f.out = append(f.out, respFunctionCall{Type: "function_call", CallID: b.ID, Name: b.Name, Arguments: callArguments(b.Input)})
 		case *block.ToolResult:
 			f.flushText()
 			text, promo := toolresult.Flatten(b.Output, f.c.accepts)

@@ -266,3 +266,41 @@ func TestNames(t *testing.T) {
 	}})
 	wantKey(t, body, "messages", `[{"role":"user","name":"Bob_1","content":"a"},{"role":"user","content":"b"},{"role":"user","content":"c"}]`)
 }
+
+func TestHintHeldUntilCallsAnswered(t *testing.T) {
+	// A hint injected while calls run, and a text after the first result,
+	// must not split the calls from their results.
+	reply, err := message.AssistantMsg("", []block.Block{
+		&block.ToolCall{ID: "A", Name: "f", Input: `{"q": "tru`}, // cut off mid-stream
+		&block.ToolCall{ID: "B", Name: "g", Input: `[1]`},
+		block.NewHint("a hint", ""),
+		&block.ToolResult{ID: "A", Name: "f", Output: block.PlainBody("interrupted"), State: block.ResultInterrupted},
+		block.NewText("between"),
+		&block.ToolResult{ID: "B", Name: "g", Output: block.PlainBody("ok"), State: block.ResultSuccess},
+		block.NewText("after"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := chatBody(t, openai.New("gpt-4.1"), &model.Request{Messages: []*message.Msg{reply}})
+	wantKey(t, body, "messages", `[
+	 {"role":"assistant","tool_calls":[
+	   {"id":"A","type":"function","function":{"name":"f","arguments":"{\"q\":\"tru\"}"}},
+	   {"id":"B","type":"function","function":{"name":"g","arguments":"{}"}}]},
+	 {"role":"tool","tool_call_id":"A","content":"interrupted"},
+	 {"role":"tool","tool_call_id":"B","content":"ok"},
+	 {"role":"user","content":"a hint"},
+	 {"role":"assistant","content":[{"type":"text","text":"between"},{"type":"text","text":"after"}]}]`)
+
+	resp, err := openai.NewResponses("o4-mini").Body(ctx(t), &model.Request{Messages: []*message.Msg{reply}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantKey(t, parseJSON(t, resp).(map[string]any), "input", `[
+	 {"type":"function_call","call_id":"A","name":"f","arguments":"{\"q\":\"tru\"}"},
+	 {"type":"function_call","call_id":"B","name":"g","arguments":"{}"},
+	 {"type":"function_call_output","call_id":"A","output":"interrupted"},
+	 {"type":"function_call_output","call_id":"B","output":"ok"},
+	 {"role":"user","content":[{"type":"input_text","text":"a hint"}]},
+	 {"role":"assistant","content":[{"type":"output_text","text":"between"},{"type":"output_text","text":"after"}]}]`)
+}

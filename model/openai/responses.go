@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"io"
 	"iter"
 
 	"github.com/agentscope-go/agentscope/event"
@@ -56,34 +57,40 @@ func (m *Responses) Stream(ctx context.Context, req *model.Request) iter.Seq2[mo
 			return
 		}
 		defer resp.Body.Close()
-		d := newRespDecoder(provider)
+		d := newRespDecoder(provider, m.c.src)
 		if !isEventStream(resp) {
 			wholeResponse(resp, provider, d.whole, yield)
 			return
 		}
-		for ev, err := range transport.SSE(resp.Body) {
-			if err != nil {
-				yield(model.Chunk{}, transport.StreamError(provider, err))
-				return
-			}
-			if len(ev.Data) == 0 || string(ev.Data) == "[DONE]" {
-				continue
-			}
-			chunk, ok, err := d.decode(ev.Data)
-			if err != nil {
-				yield(model.Chunk{}, err)
-				return
-			}
-			if ok && !yield(chunk, nil) {
-				return
-			}
-			if d.completed {
-				return
-			}
+		d.stream(ctx, resp.Body, yield)
+	}
+}
+
+// stream decodes an SSE body up to response.completed (or incomplete),
+// failing on an error event or a body that ends before it.
+func (d *respDecoder) stream(ctx context.Context, body io.Reader, yield func(model.Chunk, error) bool) {
+	for ev, err := range transport.SSE(body) {
+		if err != nil {
+			yield(model.Chunk{}, transport.StreamError(d.provider, err))
+			return
 		}
-		if !d.completed {
-			yield(model.Chunk{}, streamEndError(ctx, provider))
+		if len(ev.Data) == 0 || string(ev.Data) == "[DONE]" {
+			continue
 		}
+		chunk, ok, err := d.decode(ev.Data)
+		if err != nil {
+			yield(model.Chunk{}, err)
+			return
+		}
+		if ok && !yield(chunk, nil) {
+			return
+		}
+		if d.completed {
+			return
+		}
+	}
+	if !d.completed {
+		yield(model.Chunk{}, streamEndError(ctx, d.provider))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model"
+	"github.com/agentscope-go/agentscope/stamp"
 )
 
 type respEvent struct {
@@ -58,6 +59,8 @@ type respResponse struct {
 // call_id, which argument deltas reach through their item_id (fc_…).
 type respDecoder struct {
 	provider  string
+	src       stamp.Source
+	anon      string // the key for items sent without an id
 	calls     map[string]*respCall
 	reasoning map[string]*respReasoningState
 	parts     []model.Part
@@ -74,8 +77,31 @@ type respReasoningState struct {
 	sawText      bool
 }
 
-func newRespDecoder(provider string) *respDecoder {
-	return &respDecoder{provider: provider, calls: map[string]*respCall{}, reasoning: map[string]*respReasoningState{}}
+func newRespDecoder(provider string, src stamp.Source) *respDecoder {
+	return &respDecoder{provider: provider, src: src, calls: map[string]*respCall{}, reasoning: map[string]*respReasoningState{}}
+}
+
+// key is an item's block key; an item without an id (never seen from
+// OpenAI) still gets a stable one, as parts must be keyed.
+func (d *respDecoder) key(id string) string {
+	if id != "" {
+		return id
+	}
+	if d.anon == "" {
+		d.anon = d.src.NewID()
+	}
+	return d.anon
+}
+
+// announce records a function_call item and returns its call id.
+func (d *respDecoder) announce(it *respOutItem) *respCall {
+	callID := it.CallID
+	if callID == "" {
+		callID = d.key(it.ID)
+	}
+	c := &respCall{callID: callID, sawArgs: it.Arguments != ""}
+	d.calls[it.ID] = c
+	return c
 }
 
 func (d *respDecoder) decode(data []byte) (model.Chunk, bool, error) {
@@ -88,13 +114,13 @@ func (d *respDecoder) decode(data []byte) (model.Chunk, bool, error) {
 	switch ev.Type {
 	case "response.output_item.added":
 		if ev.Item != nil && ev.Item.Type == "function_call" {
-			d.calls[ev.Item.ID] = &respCall{callID: ev.Item.CallID, sawArgs: ev.Item.Arguments != ""}
+			c := d.announce(ev.Item)
 			// Opening the call here gives TOOL_CALL_START its name early.
-			d.parts = append(d.parts, model.Part{Kind: model.PartToolCall, ID: ev.Item.CallID, Name: ev.Item.Name, Text: ev.Item.Arguments})
+			d.parts = append(d.parts, model.Part{Kind: model.PartToolCall, ID: c.callID, Name: ev.Item.Name, Text: ev.Item.Arguments})
 		}
 	case "response.output_text.delta", "response.refusal.delta":
 		if ev.Delta != "" {
-			d.parts = append(d.parts, model.Part{Kind: model.PartText, ID: ev.ItemID, Text: ev.Delta})
+			d.parts = append(d.parts, model.Part{Kind: model.PartText, ID: d.key(ev.ItemID), Text: ev.Delta})
 		}
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 		d.thinking(ev.ItemID, ev.SummaryIndex, ev.Delta)
@@ -138,12 +164,13 @@ func (d *respDecoder) whole(data []byte) (model.Chunk, bool, error) {
 		it := &r.Output[i]
 		switch it.Type {
 		case "function_call":
-			d.calls[it.ID] = &respCall{callID: it.CallID}
-			d.parts = append(d.parts, model.Part{Kind: model.PartToolCall, ID: it.CallID, Name: it.Name})
+			c := d.announce(it)
+			c.sawArgs = false
+			d.parts = append(d.parts, model.Part{Kind: model.PartToolCall, ID: c.callID, Name: it.Name})
 		case "message":
 			for _, c := range it.Content {
 				if c.Text != "" {
-					d.parts = append(d.parts, model.Part{Kind: model.PartText, ID: it.ID, Text: c.Text})
+					d.parts = append(d.parts, model.Part{Kind: model.PartText, ID: d.key(it.ID), Text: c.Text})
 				}
 			}
 			continue
@@ -159,13 +186,14 @@ func (d *respDecoder) call(itemID string) *respCall {
 	if !ok {
 		// Arguments for an item we never saw announced: key them by the
 		// item id rather than lose them.
-		c = &respCall{callID: itemID}
+		c = &respCall{callID: d.key(itemID)}
 		d.calls[itemID] = c
 	}
 	return c
 }
 
 func (d *respDecoder) thinking(itemID string, summaryIndex int, delta string) {
+	itemID = d.key(itemID)
 	st, ok := d.reasoning[itemID]
 	if !ok {
 		st = &respReasoningState{summaryIndex: summaryIndex}
@@ -179,7 +207,7 @@ func (d *respDecoder) thinking(itemID string, summaryIndex int, delta string) {
 	}
 	st.summaryIndex = summaryIndex
 	p := model.Part{Kind: model.PartThinking, ID: itemID, Text: delta}
-	if !st.sawText {
+	if !st.sawText && itemID != d.anon {
 		p.Extra = []block.Extra{{Key: ExtraReasoningItemID, Value: jsonQuote(itemID)}}
 	}
 	st.sawText = true
@@ -202,7 +230,8 @@ func (d *respDecoder) itemDone(it *respOutItem, whole bool) {
 	case "function_call":
 		d.argsDone(it.ID, it.Arguments)
 	case "reasoning":
-		st := d.reasoning[it.ID]
+		id := d.key(it.ID)
+		st := d.reasoning[id]
 		text := ""
 		if st == nil || !st.sawText {
 			for i, s := range it.Summary {
@@ -217,11 +246,14 @@ func (d *respDecoder) itemDone(it *respOutItem, whole bool) {
 				}
 			}
 		}
-		extra := []block.Extra{{Key: ExtraReasoningItemID, Value: jsonQuote(it.ID)}}
+		var extra []block.Extra
+		if it.ID != "" {
+			extra = append(extra, block.Extra{Key: ExtraReasoningItemID, Value: jsonQuote(it.ID)})
+		}
 		if it.EncryptedContent != "" {
 			extra = append(extra, block.Extra{Key: ExtraEncryptedContent, Value: jsonQuote(it.EncryptedContent)})
 		}
-		d.parts = append(d.parts, model.Part{Kind: model.PartThinking, ID: it.ID, Text: text, Extra: extra})
+		d.parts = append(d.parts, model.Part{Kind: model.PartThinking, ID: id, Text: text, Extra: extra})
 	}
 }
 

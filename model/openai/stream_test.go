@@ -256,3 +256,11 @@ func TestResponsesWholeAndForcedChoice(t *testing.T) {
 		t.Errorf("stream %v", sent["stream"])
 	}
 }
+
+func TestConcurrentStreams(t *testing.T) {
+	// One model value serves many agents at once.
+	wiretest.Concurrent(t, 8, "text/event-stream", wiretest.Wire(t, "openai_chat_stream_parallel_tool_calls.sse"),
+		func(u string) model.ChatModel { return openai.New("gpt-4o", openai.WithBaseURL(u)) }, helloReq())
+	wiretest.Concurrent(t, 8, "text/event-stream", wiretest.Wire(t, "openai_responses_stream_reasoning_function_call.sse"),
+		func(u string) model.ChatModel { return openai.NewResponses("o4-mini", openai.WithBaseURL(u)) }, helloReq())
+}

@@ -2,6 +2,9 @@ package openai
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"strings"
 	"io"
 	"net/http"
 	"os"
@@ -117,4 +120,86 @@ func BenchmarkResponsesStream(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(chunks), "ns/chunk")
+}
+
+// decodeBench runs a decoder's stream loop over body (no HTTP) and reports
+// per-chunk time and allocations; a chunk is one SSE event.
+func decodeBench(b *testing.B, body []byte, events int, run func(r *bytes.Reader, yield func(model.Chunk, error) bool)) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	r := bytes.NewReader(body)
+	b.ResetTimer()
+	for range b.N {
+		r.Reset(body)
+		run(r, func(_ model.Chunk, err error) bool {
+			if err != nil {
+				b.Fatal(err)
+			}
+			return true
+		})
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*events), "ns/chunk")
+}
+
+func text1000Chat() ([]byte, int) {
+	var sb strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&sb, "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1782321900,\"model\":\"gpt-4o-2024-08-06\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" tok%d\"},\"logprobs\":null,\"finish_reason\":null}],\"usage\":null}\n\n", i)
+	}
+	sb.WriteString("data: {\"id\":\"chatcmpl-1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":null}\n\n")
+	sb.WriteString("data: {\"id\":\"chatcmpl-1\",\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":1000,\"prompt_tokens_details\":{\"cached_tokens\":0}}}\n\n")
+	sb.WriteString("data: [DONE]\n\n")
+	return []byte(sb.String()), 1003
+}
+
+func text1000Responses() ([]byte, int) {
+	var sb strings.Builder
+	sb.WriteString("event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"item\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[]},\"output_index\":0,\"sequence_number\":1}\n\n")
+	for i := range 1000 {
+		fmt.Fprintf(&sb, "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"content_index\":0,\"delta\":\" tok%d\",\"item_id\":\"msg_1\",\"logprobs\":[],\"obfuscation\":\"abc\",\"output_index\":0,\"sequence_number\":%d}\n\n", i, i+2)
+	}
+	sb.WriteString("event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_1\",\"status\":\"completed\",\"usage\":{\"input_tokens\":10,\"output_tokens\":1000,\"input_tokens_details\":{\"cached_tokens\":0}}}}\n\n")
+	return []byte(sb.String()), 1002
+}
+
+// BenchmarkDecodeText1000 is the workload the other adapters report: 1,000
+// one-token text deltas plus the closing events, SSE framing included.
+func BenchmarkDecodeText1000(b *testing.B) {
+	b.Run("chat", func(b *testing.B) {
+		body, n := text1000Chat()
+		decodeBench(b, body, n, func(r *bytes.Reader, yield func(model.Chunk, error) bool) {
+			newChatDecoder("openai", stamp.Default, false).stream(context.Background(), r, yield)
+		})
+	})
+	b.Run("responses", func(b *testing.B) {
+		body, n := text1000Responses()
+		decodeBench(b, body, n, func(r *bytes.Reader, yield func(model.Chunk, error) bool) {
+			newRespDecoder("openai", stamp.Default).stream(context.Background(), r, yield)
+		})
+	})
+}
+
+// BenchmarkDecodeFixture decodes the recorded OpenAI-family streams.
+func BenchmarkDecodeFixture(b *testing.B) {
+	for _, name := range []string{
+		"openai_chat_stream_parallel_tool_calls", "openai_compat_llamacpp_stream_reasoning_tool_call",
+		"openai_compat_kimi_stream_reasoning_tool_call", "openai_compat_glm_stream_reasoning_tool_call",
+		"openai_responses_stream_reasoning_function_call",
+	} {
+		b.Run(name, func(b *testing.B) {
+			body := wireFile(b, name+".sse")
+			n := 0
+			for range transport.SSE(bytes.NewReader(body)) {
+				n++
+			}
+			decodeBench(b, body, n, func(r *bytes.Reader, yield func(model.Chunk, error) bool) {
+				if strings.Contains(name, "responses") {
+					newRespDecoder("openai", stamp.Default).stream(context.Background(), r, yield)
+				} else {
+					newChatDecoder("openai", stamp.Default, false).stream(context.Background(), r, yield)
+				}
+			})
+		})
+	}
 }

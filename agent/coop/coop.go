@@ -30,7 +30,13 @@ type slot struct {
 	pulls     int           // how often the worker asked its tool for a chunk
 	done      bool
 	g         *group
+	// ctx is a worker's context. Once it is cancelled the call keeps its
+	// turn until it finishes: its tool is about to report the interruption,
+	// and the interrupted calls must report in call order.
+	ctx context.Context
 }
+
+func (s *slot) cancelled() bool { return s.ctx != nil && s.ctx.Err() != nil }
 
 // group is the turn (a baton) and the FIFO ready queue. All fields are
 // guarded by mu.
@@ -121,7 +127,7 @@ func (g *group) suspend(s *slot) {
 		g.cond.Wait()
 	}
 	s.suspended = true
-	if g.holder == s && s.inTool {
+	if g.holder == s && s.inTool && !s.cancelled() {
 		g.next()
 	}
 	g.mu.Unlock()
@@ -277,6 +283,7 @@ func (b *Batch[T]) Go(fn func(ctx context.Context, w *Worker[T]) error) {
 	// the parent, so that interrupted calls report in a fixed order.
 	w.ctx, w.cancel = context.WithCancel(context.WithoutCancel(b.parent))
 	w.toolCtx = context.WithValue(w.ctx, slotKey{}, &w.s)
+	w.s.ctx = w.ctx
 	b.workers = append(b.workers, w)
 	b.g.mu.Lock()
 	b.running++
@@ -349,7 +356,7 @@ func (w *Worker[T]) EnterTool() {
 	g.mu.Lock()
 	w.s.inTool = true
 	w.s.pulls++
-	if w.s.suspended && g.holder == &w.s {
+	if w.s.suspended && g.holder == &w.s && !w.s.cancelled() {
 		g.next()
 	}
 	g.cond.Broadcast()
@@ -459,7 +466,7 @@ func (b *Batch[T]) waitTurn() {
 		case <-timer.C:
 			g.mu.Lock()
 			if h := g.holder; h != nil && h != &b.consumer && h.inTool && !h.suspended &&
-				time.Since(g.granted) >= b.preempt {
+				!h.cancelled() && time.Since(g.granted) >= b.preempt {
 				g.next()
 			}
 			g.mu.Unlock()

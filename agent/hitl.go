@@ -1,0 +1,180 @@
+package agent
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
+)
+
+// DeniedText is the result the model sees for a call the user rejected.
+func DeniedText(toolName string) string {
+	return `<system-reminder>The execution of tool "` + toolName + `" is denied by user!</system-reminder>`
+}
+
+// checkIncoming validates a resume against what the parked reply waits for
+// (§5.3) and reports whether the input continues a parked reply. Nothing is
+// changed when it fails.
+func (a *Agent) checkIncoming(ev event.Event) (bool, error) {
+	var asking, submitted []string
+	for _, c := range a.st.AwaitingToolCalls(a.name) {
+		if c.State == block.CallAsking {
+			asking = append(asking, c.ID)
+		} else {
+			submitted = append(submitted, c.ID)
+		}
+	}
+	switch e := ev.(type) {
+	case nil:
+		if len(asking)+len(submitted) > 0 {
+			return false, resumeErr("Agent is waiting for %d tool calls and external execution results for %d tool calls, but received no event.", len(asking), len(submitted))
+		}
+		return false, nil
+	case *event.UserConfirmResult:
+		if len(asking) == 0 {
+			return false, resumeErr("Agent is not waiting for user confirmation, but received UserConfirmResultEvent: %s", event.Marshal(e))
+		}
+		var unknown []string
+		for _, r := range e.ConfirmResults {
+			if r.ToolCall == nil {
+				return false, resumeErr("Received UserConfirmResultEvent with a confirm result without a tool call.")
+			}
+			if !slices.Contains(asking, r.ToolCall.ID) {
+				unknown = append(unknown, r.ToolCall.ID)
+			}
+		}
+		if len(unknown) > 0 {
+			return false, resumeErr("Received UserConfirmResultEvent with tool call ids %s that are not waiting for confirmation.", pySet(unknown))
+		}
+	case *event.ExternalExecutionResult:
+		if len(submitted) == 0 {
+			return false, resumeErr("Agent is not waiting for external execution result, but received ExternalExecutionResultEvent: %s", event.Marshal(e))
+		}
+		var unknown []string
+		for _, r := range e.ExecutionResults {
+			if r == nil {
+				return false, resumeErr("Received ExternalExecutionResultEvent with an empty execution result.")
+			}
+			if !slices.Contains(submitted, r.ID) {
+				unknown = append(unknown, r.ID)
+			}
+		}
+		if len(unknown) > 0 {
+			return false, resumeErr("Received ExternalExecutionResultEvent with tool call ids %s that are not waiting for external execution results.", pySet(unknown))
+		}
+	}
+	return ev != nil, nil
+}
+
+// pySet renders ids like a Python set of strings (sorted, since Python's
+// order is arbitrary).
+func pySet(ids []string) string {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("'" + strings.ReplaceAll(id, "'", `\'`) + "'")
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// handleIncoming applies a checked resume event to the state and emits
+// what it settles (§5.2). No REPLY_START: the parked reply continues.
+func (r *run) handleIncoming(ev event.Event) bool {
+	a := r.a
+	m := a.st.LastReply(a.name)
+	if m == nil {
+		return true
+	}
+	switch e := ev.(type) {
+	case *event.UserConfirmResult:
+		byID := map[string]*event.ConfirmResult{}
+		for i := range e.ConfirmResults {
+			byID[e.ConfirmResults[i].ToolCall.ID] = &e.ConfirmResults[i]
+		}
+		for _, b := range m.Content {
+			c, ok := b.(*block.ToolCall)
+			if !ok {
+				continue
+			}
+			res := byID[c.ID]
+			if res == nil {
+				continue
+			}
+			if res.Confirmed {
+				// Approval runs what the client sends back: this is how a
+				// user edits a call.
+				c.State = block.CallAllowed
+				c.Name, c.Input = res.ToolCall.Name, res.ToolCall.Input
+				for _, rule := range res.Rules {
+					a.engine.AddRule(rule)
+				}
+				continue
+			}
+			if !r.errorResult(r.out, c, DeniedText(c.Name), block.ResultDenied) {
+				return false
+			}
+		}
+	case *event.ExternalExecutionResult:
+		for _, res := range e.ExecutionResults {
+			c, _ := m.Find(block.KindToolCall, res.ID).(*block.ToolCall)
+			saved := res.CloneBlock().(*block.ToolResult)
+			block.Fill(saved, a.src)
+			a.st.AppendContext(a.src, a.name, saved)
+			if c != nil {
+				c.State = block.CallFinished
+			}
+			// The result's START was emitted when the call was submitted.
+			if !r.outputEvents(r.out, res.ID, res.Output) {
+				return false
+			}
+			if !r.emit(&event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: res.ID, State: res.State, Base: event.Base{Metadata: cloneMap(res.Metadata)}}) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// outputEvents turns a tool output into TOOL_RESULT_TEXT/DATA_DELTA events.
+func (r *run) outputEvents(y func(Item, error) bool, callID string, out block.Body) bool {
+	if out.Plain {
+		return r.emitTo(y, &event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: callID, Delta: out.Text})
+	}
+	for _, b := range out.Blocks {
+		if !r.blockEvent(y, callID, b) {
+			return false
+		}
+	}
+	return true
+}
+
+// blockEvent converts one text or data block of a tool's output.
+func (r *run) blockEvent(y func(Item, error) bool, callID string, b block.Block) bool {
+	switch b := b.(type) {
+	case *block.Text:
+		return r.emitTo(y, &event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: callID, Delta: b.Text})
+	case *block.Data:
+		e := &event.ToolResultDataDelta{ReplyID: r.replyID, ToolCallID: callID, BlockID: b.ID}
+		switch src := b.Source.(type) {
+		case *block.Base64:
+			e.MediaType, e.Data = src.MediaType, src.Data()
+		case *block.URL:
+			e.MediaType, e.URL = src.MediaType, src.URL
+		default:
+			return true
+		}
+		if e.BlockID == "" {
+			e.BlockID = r.a.src.NewID()
+		}
+		return r.emitTo(y, e)
+	}
+	return true
+}

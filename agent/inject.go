@@ -1,0 +1,217 @@
+package agent
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/state"
+)
+
+var (
+	currentTimeRE = regexp.MustCompile(`<current-time>(.*?)</current-time>`)
+	timezoneRE    = regexp.MustCompile(`<timezone>(.*?)</timezone>`)
+)
+
+// injectRuntimeState appends the runtime-state hint before a model call
+// when one of its fields fires (§3.8): the time (first injection, or older
+// than the interval, or in the future) and the task reminder. The
+// context-length field needs token counting and context compression, which
+// this engine does not do; it never fires.
+func (r *run) injectRuntimeState() bool {
+	a, st := r.a, r.a.st
+	ic := &a.inject
+	if !ic.InjectRuntimeState {
+		return true
+	}
+	var fields []Field
+	loc, err := time.LoadLocation(ic.Timezone)
+	if err != nil || ic.Timezone == "" {
+		loc = time.UTC
+	}
+	now := a.now().In(loc)
+	if r.timeDue(now) {
+		fields = append(fields, Field{"current-time", strftime(now, ic.TimeFormat)}, Field{"timezone", ic.Timezone})
+	}
+	if text, ok := r.tasksDue(); ok {
+		fields = append(fields, Field{"tasks", text})
+	}
+	if len(fields) == 0 {
+		return true
+	}
+	fields = append(fields, ic.ExtraFields...)
+	lines := make([]string, len(fields))
+	for i, f := range fields {
+		lines[i] = "<" + f.Key + ">" + fmt.Sprint(f.Value) + "</" + f.Key + ">"
+	}
+	text := strings.ReplaceAll(ic.Template, "{runtime_state}", strings.Join(lines, "\n"))
+	h := &block.Hint{Hint: block.PlainBody(text), Source: ic.Source}
+	block.Fill(h, a.src)
+	st.AppendContext(a.src, a.name, h)
+	if !ic.EmitHintEvent {
+		return true
+	}
+	return r.emit(&event.HintBlock{ReplyID: r.replyID, BlockID: h.ID, Source: h.Source, Hint: h.Hint.Clone()})
+}
+
+// injectedHints yields the text of earlier runtime-state hints, newest
+// last.
+func (r *run) injectedHints() []string {
+	a := r.a
+	var out []string
+	for _, m := range a.st.Context {
+		if m.Role != message.RoleAssistant {
+			continue
+		}
+		for _, b := range m.Content {
+			h, ok := b.(*block.Hint)
+			if !ok || h.Source != a.inject.Source {
+				continue
+			}
+			if h.Hint.Plain {
+				out = append(out, h.Hint.Text)
+			} else {
+				for _, hb := range h.Hint.Blocks {
+					if t, ok := hb.(*block.Text); ok {
+						out = append(out, t.Text)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// timeDue: no earlier injection carries a readable time, or it is older
+// than the interval, or it lies in the future.
+func (r *run) timeDue(now time.Time) bool {
+	ic := &r.a.inject
+	hints := r.injectedHints()
+	for i := len(hints) - 1; i >= 0; i-- {
+		m := currentTimeRE.FindStringSubmatch(hints[i])
+		if m == nil {
+			continue
+		}
+		loc := time.UTC
+		if z := timezoneRE.FindStringSubmatch(hints[i]); z != nil {
+			if l, err := time.LoadLocation(z[1]); err == nil {
+				loc = l
+			}
+		}
+		at, err := parseStrftime(m[1], ic.TimeFormat, loc)
+		if err != nil {
+			continue
+		}
+		elapsed := now.Sub(at)
+		return elapsed < 0 || elapsed.Hours() > ic.TimeInterval
+	}
+	return true
+}
+
+// tasksDue: unfinished tasks exist and neither a task tool call nor an
+// earlier tasks reminder is in the context.
+func (r *run) tasksDue() (string, bool) {
+	a, st := r.a, r.a.st
+	var pending, inProgress int
+	for _, t := range st.Tasks.Tasks {
+		switch t.State {
+		case state.TaskPending, "":
+			pending++
+		case state.TaskInProgress:
+			inProgress++
+		}
+	}
+	if pending+inProgress == 0 {
+		return "", false
+	}
+	for _, m := range st.Context {
+		for _, b := range m.Content {
+			if c, ok := b.(*block.ToolCall); ok && slices.Contains(a.inject.TaskToolNames, c.Name) {
+				return "", false
+			}
+		}
+	}
+	for _, h := range r.injectedHints() {
+		if strings.Contains(h, "<tasks>") {
+			return "", false
+		}
+	}
+	return "You have " + strconv.Itoa(inProgress) + " in-progress tasks and " + strconv.Itoa(pending) +
+		" pending tasks. Use `TaskList` to view them if you don't know.", true
+}
+
+// strftime formats t with the common C directives.
+func strftime(t time.Time, format string) string {
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' || i+1 == len(format) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch format[i] {
+		case 'Y':
+			fmt.Fprintf(&b, "%04d", t.Year())
+		case 'm':
+			fmt.Fprintf(&b, "%02d", int(t.Month()))
+		case 'd':
+			fmt.Fprintf(&b, "%02d", t.Day())
+		case 'H':
+			fmt.Fprintf(&b, "%02d", t.Hour())
+		case 'M':
+			fmt.Fprintf(&b, "%02d", t.Minute())
+		case 'S':
+			fmt.Fprintf(&b, "%02d", t.Second())
+		case 'f':
+			fmt.Fprintf(&b, "%06d", t.Nanosecond()/1000)
+		case 'j':
+			fmt.Fprintf(&b, "%03d", t.YearDay())
+		case 'y':
+			fmt.Fprintf(&b, "%02d", t.Year()%100)
+		case 'I':
+			h := t.Hour() % 12
+			if h == 0 {
+				h = 12
+			}
+			fmt.Fprintf(&b, "%02d", h)
+		case 'p':
+			b.WriteString(t.Format("PM"))
+		case 'a':
+			b.WriteString(t.Format("Mon"))
+		case 'A':
+			b.WriteString(t.Format("Monday"))
+		case 'b':
+			b.WriteString(t.Format("Jan"))
+		case 'B':
+			b.WriteString(t.Format("January"))
+		case 'z':
+			b.WriteString(t.Format("-0700"))
+		case 'Z':
+			b.WriteString(t.Format("MST"))
+		case '%':
+			b.WriteByte('%')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(format[i])
+		}
+	}
+	return b.String()
+}
+
+// parseStrftime parses s written with format (the directives strftime
+// writes as numbers) in loc.
+func parseStrftime(s, format string, loc *time.Location) (time.Time, error) {
+	layout := strings.NewReplacer(
+		"%Y", "2006", "%m", "01", "%d", "02", "%H", "15", "%M", "04", "%S", "05",
+		"%f", "000000", "%y", "06", "%b", "Jan", "%B", "January", "%a", "Mon", "%A", "Monday",
+		"%I", "03", "%p", "PM", "%z", "-0700", "%Z", "MST", "%%", "%",
+	).Replace(format)
+	return time.ParseInLocation(layout, s, loc)
+}

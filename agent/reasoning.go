@@ -1,0 +1,388 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"slices"
+	"strings"
+
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/model"
+)
+
+// reasoning runs one reasoning step through the on_reasoning chain,
+// forwarding its events. It returns the step's candidate final answer,
+// whether the model call was interrupted, and false if the reply must stop
+// (an error, or the consumer is gone).
+func (r *run) reasoning(choice *model.ToolChoice) (cand *message.Msg, interrupted, ok bool) {
+	h := r.a.reasoningChain(func(ctx context.Context, in ReasoningInput) iter.Seq2[Item, error] {
+		return func(y func(Item, error) bool) { r.reason(ctx, in, y) }
+	})
+	for it, err := range h(r.ctx, ReasoningInput{ToolChoice: choice}) {
+		if err != nil {
+			r.fail(err)
+			return nil, false, false
+		}
+		if it.Msg != nil {
+			cand = it.Msg
+			continue
+		}
+		if it.Event == nil {
+			continue
+		}
+		if e, isEnd := it.Event.(*event.ModelCallEnd); isEnd && e.FinishedReason == event.ModelInterrupted {
+			interrupted = true
+		}
+		if r.stopped || !r.yield(it, nil) {
+			r.stopped = true
+			return nil, false, false
+		}
+	}
+	if r.stopped {
+		return nil, false, false
+	}
+	return cand, interrupted, true
+}
+
+// blockState tracks the event-level blocks open during one model call.
+type blockState struct {
+	text, thinking string   // agent-generated ids of the open text/thinking streams
+	tools          []string // open tool-call ids, in opening order
+	data           []string // open data block ids
+}
+
+// reason is the innermost reasoning handler (the reference's
+// _reasoning_impl).
+func (r *run) reason(ctx context.Context, in ReasoningInput, y func(Item, error) bool) {
+	a := r.a
+	if !r.send(y, &event.ModelCallStart{ReplyID: r.replyID, ModelName: a.model.Name()}) {
+		return
+	}
+	req, err := r.modelInput(ctx, in.ToolChoice)
+	if err != nil {
+		y(Item{}, err)
+		return
+	}
+	acc := model.NewAccumulator(a.src)
+	var open blockState
+	stopped := false
+	interrupted := false
+	// emit converts within the call; a false return means the consumer
+	// stopped.
+	emit := func(e event.Event) bool {
+		if stopped {
+			return false
+		}
+		if !r.send(y, e) {
+			stopped = true
+		}
+		return !stopped
+	}
+	var callErr error
+	models := []model.ChatModel{a.model}
+	if a.modelC.Fallback != nil {
+		models = append(models, a.modelC.Fallback)
+	}
+	attempts := 0
+	var last model.ChatModel
+	succeeded := false
+calls:
+	for _, m := range models {
+		for try := 0; try <= a.modelC.MaxRetries; try++ {
+			attempts++
+			last = m
+			started := false
+			failed := false
+			stream := a.modelCallChain(func(ctx context.Context, in ModelCallInput) iter.Seq2[model.Chunk, error] {
+				return in.Model.Stream(ctx, in.Request)
+			})(ctx, ModelCallInput{Model: m, Request: req})
+			for chunk, err := range stream {
+				if err != nil {
+					switch {
+					case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+						// The reference's model layer turns a cancellation
+						// into an interrupted response holding what arrived.
+						interrupted = true
+						break calls
+					case !started:
+						callErr, failed = err, true
+					default:
+						y(Item{}, &StreamError{Model: m.Name(), Err: err})
+						return
+					}
+					break
+				}
+				started = true
+				if !chunk.Final && len(chunk.Parts) > 0 && !r.convert(&open, chunk.Parts, emit) {
+					return
+				}
+				if err := acc.Add(chunk); err != nil {
+					y(Item{}, &StreamError{Model: m.Name(), Err: err})
+					return
+				}
+			}
+			if !failed {
+				succeeded = true
+				break calls
+			}
+		}
+	}
+	if !interrupted && !succeeded {
+		a.log.Warn("Model " + last.Name() + " exhausted all " + itoa(attempts) + " attempt(s) for agent " + a.name + ".")
+		y(Item{}, &ModelCallError{Model: last.Name(), Attempts: attempts, Err: callErr})
+		return
+	}
+	if !r.closeOpen(&open, emit) {
+		return
+	}
+	end := &event.ModelCallEnd{ReplyID: r.replyID, FinishedReason: event.ModelCompleted}
+	if interrupted {
+		end.FinishedReason = event.ModelInterrupted
+	}
+	usage := acc.Usage()
+	if usage != nil {
+		end.InputTokens, end.OutputTokens = usage.InputTokens, usage.OutputTokens
+		end.CacheInputTokens, end.CacheCreationInputTokens = usage.CacheInputTokens, usage.CacheCreationInputTokens
+	}
+	content := acc.Content()
+	r.saveResponse(content, usage)
+	if !emit(end) {
+		return
+	}
+	if interrupted || !isFinalAnswer(content) {
+		return
+	}
+	// The final answer is the whole reply message as stored (see
+	// conformance/DEVIATIONS.md), with the reply's accumulated usage.
+	msg := &message.Msg{Name: a.name, Role: message.RoleAssistant, ID: r.replyID, FinishedReason: event.ReplyCompleted}
+	if m := a.st.ReplyMsg(a.name); m != nil {
+		msg.Content = block.CloneList(m.Content)
+		if m.Usage != nil {
+			u := *m.Usage
+			msg.Usage = &u
+		}
+	}
+	if msg.Content == nil {
+		msg.Content = []block.Block{}
+	}
+	msg.CreatedAt = a.src.Now()
+	y(Item{Msg: msg}, nil)
+}
+
+// isFinalAnswer: no tool call, and not thinking only (an empty response is
+// a final answer).
+func isFinalAnswer(content []block.Block) bool {
+	thinkingOnly := len(content) > 0
+	for _, b := range content {
+		switch b.Kind() {
+		case block.KindToolCall:
+			return false
+		case block.KindThinking:
+		default:
+			thinkingOnly = false
+		}
+	}
+	return !thinkingOnly
+}
+
+// saveResponse appends the response to the reply message (assistant audio
+// is streamed but not kept) and accumulates the usage into it.
+func (r *run) saveResponse(content []block.Block, usage *model.Usage) {
+	a := r.a
+	kept := content[:0:0]
+	for _, b := range content {
+		if d, ok := b.(*block.Data); ok && strings.HasPrefix(d.MediaType(), "audio/") {
+			continue
+		}
+		kept = append(kept, b)
+	}
+	if len(kept) == 0 && usage == nil {
+		return
+	}
+	m := a.st.AppendContext(a.src, a.name, kept...)
+	if usage != nil {
+		if m.Usage == nil {
+			m.Usage = &message.Usage{}
+		}
+		m.Usage.Add(*usage)
+	}
+}
+
+// modelInput assembles the request: the system prompt, the summary, the
+// context (not copied: the slice of the state's messages), the tools.
+func (r *run) modelInput(ctx context.Context, choice *model.ToolChoice) (*model.Request, error) {
+	a, st := r.a, r.a.st
+	prompt, err := a.systemPrompt(ctx)
+	if err != nil {
+		return nil, err
+	}
+	msgs := a.msgBuf[:0]
+	msgs = append(msgs, message.SystemText("system", prompt, message.WithStamp(a.src)))
+	if !(st.Summary.Plain && st.Summary.Text == "") && !(!st.Summary.Plain && len(st.Summary.Blocks) == 0) {
+		var sum *message.Msg
+		if st.Summary.Plain {
+			sum = message.UserText("user", st.Summary.Text, message.WithStamp(a.src))
+		} else if sum, err = message.UserMsg("user", block.CloneList(st.Summary.Blocks), message.WithStamp(a.src)); err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, sum)
+	}
+	msgs = append(msgs, st.Context...)
+	a.msgBuf = msgs
+	return &model.Request{
+		Messages:   slices.Clip(msgs),
+		Tools:      a.toolkit.Schemas(st.Tools.ActivatedGroups),
+		ToolChoice: choice,
+	}, nil
+}
+
+// convert turns one delta chunk into events (§3.4): thinking before text,
+// each tool call started on first sight and ended once a chunk no longer
+// carries it, base64 data streamed by block id.
+func (r *run) convert(open *blockState, parts []model.Part, emit func(event.Event) bool) bool {
+	a := r.a
+	var nThink, nText, nData int
+	for i := range parts {
+		switch parts[i].Kind {
+		case model.PartThinking:
+			nThink++
+		case model.PartText:
+			nText++
+		case model.PartData:
+			nData++
+		}
+	}
+	if nThink > 0 {
+		if open.thinking == "" {
+			open.thinking = a.src.NewID()
+			if !emit(&event.ThinkingBlockStart{ReplyID: r.replyID, BlockID: open.thinking}) {
+				return false
+			}
+		}
+		if !emit(&event.ThinkingBlockDelta{ReplyID: r.replyID, BlockID: open.thinking, Delta: joinParts(parts, model.PartThinking, nThink)}) {
+			return false
+		}
+	} else if open.thinking != "" && nData == 0 {
+		id := open.thinking
+		open.thinking = ""
+		if !emit(&event.ThinkingBlockEnd{ReplyID: r.replyID, BlockID: id}) {
+			return false
+		}
+	}
+	if nText > 0 {
+		if open.text == "" {
+			open.text = a.src.NewID()
+			if !emit(&event.TextBlockStart{ReplyID: r.replyID, BlockID: open.text}) {
+				return false
+			}
+		}
+		if !emit(&event.TextBlockDelta{ReplyID: r.replyID, BlockID: open.text, Delta: joinParts(parts, model.PartText, nText)}) {
+			return false
+		}
+	} else if open.text != "" && nData == 0 {
+		id := open.text
+		open.text = ""
+		if !emit(&event.TextBlockEnd{ReplyID: r.replyID, BlockID: id}) {
+			return false
+		}
+	}
+	for i := range parts {
+		p := &parts[i]
+		if p.Kind != model.PartToolCall {
+			continue
+		}
+		if !slices.Contains(open.tools, p.ID) {
+			open.tools = append(open.tools, p.ID)
+			if !emit(&event.ToolCallStart{ReplyID: r.replyID, ToolCallID: p.ID, ToolCallName: p.Name}) {
+				return false
+			}
+		}
+		if !emit(&event.ToolCallDelta{ReplyID: r.replyID, ToolCallID: p.ID, Delta: p.Text}) {
+			return false
+		}
+	}
+	if len(open.tools) > 0 {
+		kept := open.tools[:0]
+		var ended []string
+		for _, id := range open.tools {
+			if hasToolPart(parts, id) {
+				kept = append(kept, id)
+			} else {
+				ended = append(ended, id)
+			}
+		}
+		open.tools = kept
+		for _, id := range ended {
+			if !emit(&event.ToolCallEnd{ReplyID: r.replyID, ToolCallID: id}) {
+				return false
+			}
+		}
+	}
+	for i := range parts {
+		p := &parts[i]
+		if p.Kind != model.PartData || p.URL != "" {
+			continue
+		}
+		if !slices.Contains(open.data, p.ID) {
+			open.data = append(open.data, p.ID)
+			if !emit(&event.DataBlockStart{ReplyID: r.replyID, BlockID: p.ID, MediaType: p.MediaType}) {
+				return false
+			}
+		}
+		if !emit(&event.DataBlockDelta{ReplyID: r.replyID, BlockID: p.ID, Data: p.Text, MediaType: p.MediaType}) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasToolPart(parts []model.Part, id string) bool {
+	for i := range parts {
+		if parts[i].Kind == model.PartToolCall && parts[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func joinParts(parts []model.Part, k model.PartKind, n int) string {
+	if n == 1 {
+		for i := range parts {
+			if parts[i].Kind == k {
+				return parts[i].Text
+			}
+		}
+	}
+	var b strings.Builder
+	for i := range parts {
+		if parts[i].Kind == k {
+			b.WriteString(parts[i].Text)
+		}
+	}
+	return b.String()
+}
+
+// closeOpen ends what is still open after the stream: text, thinking, tool
+// calls, data — in that order.
+func (r *run) closeOpen(open *blockState, emit func(event.Event) bool) bool {
+	if open.text != "" && !emit(&event.TextBlockEnd{ReplyID: r.replyID, BlockID: open.text}) {
+		return false
+	}
+	if open.thinking != "" && !emit(&event.ThinkingBlockEnd{ReplyID: r.replyID, BlockID: open.thinking}) {
+		return false
+	}
+	for _, id := range open.tools {
+		if !emit(&event.ToolCallEnd{ReplyID: r.replyID, ToolCallID: id}) {
+			return false
+		}
+	}
+	for _, id := range open.data {
+		if !emit(&event.DataBlockEnd{ReplyID: r.replyID, BlockID: id}) {
+			return false
+		}
+	}
+	return true
+}

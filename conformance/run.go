@@ -1,0 +1,333 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/stamp"
+)
+
+// record replays one golden scenario and returns the document the engine
+// produces, shaped like the golden file.
+func record(golden *Object) (*Object, error) {
+	spec := getObj(golden, "spec")
+	if spec == nil {
+		return nil, specErr("spec", "missing")
+	}
+	src := stamp.Default
+	h, err := build(spec, src)
+	if err != nil {
+		return nil, err
+	}
+	doc := obj()
+	for _, k := range []string{"scenario", "description", "upstream_version", "spec"} {
+		if v, ok := golden.Get(k); ok {
+			doc.Set(k, v)
+		}
+	}
+	schemas := getObj(spec, "schemas_json")
+	var steps []any
+	var events []event.Event
+	calls := 0
+	for i, iv := range getArr(spec, "inputs") {
+		in, ok := iv.(*Object)
+		if !ok {
+			return nil, specErr(fmt.Sprintf("inputs[%d]", i), "expected an object")
+		}
+		step, evs, err := runStep(h, i, in, schemas, src, &calls)
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, step)
+		events = append(events, evs...)
+	}
+	if steps == nil {
+		steps = []any{}
+	}
+	doc.Set("steps", steps)
+	doc.Set("final_context", contextJSON(h))
+	doc.Set("folded_replies", fold(h, events, src))
+	doc.Set("unused_model_turns", json.Number(fmt.Sprint(h.model.Remaining())))
+	return doc, nil
+}
+
+// runStep feeds one input and records what happened.
+func runStep(h *harness, index int, in *Object, schemas *Object, src stamp.Source, calls *int) (*Object, []event.Event, error) {
+	where := fmt.Sprintf("inputs[%d]", index)
+	input, inputJSON, err := buildInput(h, in, src, where)
+	if err != nil {
+		return nil, nil, err
+	}
+	var opts []agent.ReplyOption
+	if name := getStr(in, "structured_schema", ""); name != "" {
+		s, ok := schemas.Get(name)
+		if !ok {
+			return nil, nil, specErr(where, "unknown schema %q", name)
+		}
+		opts = append(opts, agent.WithStructuredSchema(toJSON(s)))
+	}
+	var res agent.Result
+	opts = append(opts, agent.WithResult(&res))
+	cancelAfter := -1
+	if n, ok := getNum(in, "cancel_after_event"); ok {
+		cancelAfter = int(n)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stream := []any{}
+	var events []event.Event
+	var runErr error
+	seen, requested := 0, false
+	itemsBefore := 0
+	for e, err := range h.agent.Stream(ctx, input, opts...) {
+		if err != nil {
+			runErr = err
+			break
+		}
+		data := event.Marshal(e)
+		stream = append(stream, obj("event", mustParse(data)))
+		// Fold from the JSON the consumer saw, not from the live object.
+		if de, err := event.Decode(data); err == nil {
+			events = append(events, de)
+		}
+		seen++
+		if seen == cancelAfter && !requested {
+			requested = true
+			itemsBefore = len(stream)
+			cancel()
+		}
+	}
+	if res.Msg != nil {
+		stream = append(stream, obj("msg", mustParse(res.Msg.AppendJSON(nil))))
+	}
+
+	outcome := obj("status", "completed")
+	if runErr != nil {
+		typ, msg := errorName(runErr)
+		outcome = obj("status", "raised", "error", obj("type", typ, "message", msg))
+	} else if requested {
+		outcome.Set("cancel", obj("requested_after_event", json.Number(fmt.Sprint(cancelAfter)), "items_before_cancel", json.Number(fmt.Sprint(itemsBefore))))
+	}
+
+	var mcalls []any
+	recorded := h.model.Calls()
+	for ; *calls < len(recorded); *calls++ {
+		c := recorded[*calls]
+		mcalls = append(mcalls, obj(
+			"index", json.Number(fmt.Sprint(*calls)),
+			"tool_choice", mustParse(c.ToolChoice),
+			"tools", mustParse(c.Tools),
+			"messages", mustParse(c.Messages),
+		))
+	}
+	if mcalls == nil {
+		mcalls = []any{}
+	}
+	st := h.agent.State()
+	state := obj(
+		"reply_context", mustParse(st.Reply.AppendJSON(nil)),
+		"permission_context", mustParse(st.Permission.AppendJSON(nil)),
+	)
+	step := obj(
+		"index", json.Number(fmt.Sprint(index)),
+		"input", in,
+		"input_object", inputJSON,
+		"stream", stream,
+		"outcome", outcome,
+		"model_calls", mcalls,
+		"context", contextJSON(h),
+		"state", state,
+	)
+	return step, events, nil
+}
+
+// errorName maps an engine error to the reference's exception class and
+// message.
+func errorName(err error) (string, string) {
+	var ie *agent.InputError
+	if errors.As(err, &ie) {
+		return "ValueError", ie.Msg
+	}
+	var me *agent.ModelCallError
+	if errors.As(err, &me) {
+		return "RuntimeError", me.Err.Error()
+	}
+	var se *agent.StreamError
+	if errors.As(err, &se) {
+		return "RuntimeError", se.Err.Error()
+	}
+	return "RuntimeError", err.Error()
+}
+
+func contextJSON(h *harness) []any {
+	out := []any{}
+	for _, m := range h.agent.State().Context {
+		out = append(out, mustParse(m.AppendJSON(nil)))
+	}
+	return out
+}
+
+// buildInput turns a scenario input into the agent's input and its JSON.
+func buildInput(h *harness, in *Object, src stamp.Source, where string) (any, any, error) {
+	st := h.agent.State()
+	switch kind := getStr(in, "kind", ""); kind {
+	case "user":
+		m := message.UserText("user", getStr(in, "text", ""), message.WithStamp(src))
+		return m, mustParse(m.AppendJSON(nil)), nil
+	case "user_list":
+		var msgs []*message.Msg
+		js := []any{}
+		for _, t := range getArr(in, "texts") {
+			s, _ := t.(string)
+			m := message.UserText("user", s, message.WithStamp(src))
+			msgs = append(msgs, m)
+			js = append(js, mustParse(m.AppendJSON(nil)))
+		}
+		return msgs, js, nil
+	case "none":
+		return nil, nil, nil
+	case "interrupt":
+		e := &event.UserInterrupt{ReplyID: st.Reply.ReplyID}
+		event.Stamp(e, src)
+		return e, mustParse(event.Marshal(e)), nil
+	case "confirm":
+		e := &event.UserConfirmResult{ReplyID: st.Reply.ReplyID}
+		for i, rv := range getArr(in, "results") {
+			ro, ok := rv.(*Object)
+			if !ok {
+				return nil, nil, specErr(where, "results[%d]: expected an object", i)
+			}
+			id := getStr(ro, "tool_call_id", "")
+			call := findCall(h, id)
+			name, input := getStr(ro, "edited_name", ""), ""
+			var rules []block.PermissionRule
+			if call != nil {
+				if name == "" {
+					name = call.Name
+				}
+				input = call.Input
+			}
+			if ei, ok := ro.Get("edited_input"); ok {
+				input = pyDumps(ei, false)
+			}
+			switch rv, _ := ro.Get("rules"); r := rv.(type) {
+			case string:
+				if r != "suggested" {
+					return nil, nil, specErr(where, "results[%d]: unknown rules %q", i, r)
+				}
+				rules = []block.PermissionRule{}
+				if call != nil {
+					rules = append(rules, call.SuggestedRules...)
+				}
+			case []any:
+				rules = []block.PermissionRule{}
+				for j, x := range r {
+					var pr block.PermissionRule
+					if err := pr.UnmarshalJSON(toJSON(x)); err != nil {
+						return nil, nil, specErr(where, "results[%d].rules[%d]: %v", i, j, err)
+					}
+					rules = append(rules, pr)
+				}
+			}
+			tc := &block.ToolCall{ID: id, Name: name, Input: input, State: block.CallPending, SuggestedRules: []block.PermissionRule{}}
+			block.Fill(tc, src)
+			e.ConfirmResults = append(e.ConfirmResults, event.ConfirmResult{Confirmed: getBool(ro, "approve", false), ToolCall: tc, Rules: rules})
+		}
+		event.Stamp(e, src)
+		return e, mustParse(event.Marshal(e)), nil
+	case "external_result":
+		e := &event.ExternalExecutionResult{ReplyID: st.Reply.ReplyID}
+		for i, rv := range getArr(in, "results") {
+			ro, ok := rv.(*Object)
+			if !ok {
+				return nil, nil, specErr(where, "results[%d]: expected an object", i)
+			}
+			id := getStr(ro, "tool_call_id", "")
+			name := ""
+			if call := findCall(h, id); call != nil {
+				name = call.Name
+			}
+			res := &block.ToolResult{ID: id, Name: name, State: block.ToolResultState(getStr(ro, "state", string(block.ResultSuccess)))}
+			switch out, _ := ro.Get("output"); o := out.(type) {
+			case string:
+				res.Output = block.PlainBody(o)
+			case []any:
+				var bs []block.Block
+				for j, bv := range o {
+					bo, _ := bv.(*Object)
+					if t, ok := bo.Get("text"); ok {
+						s, _ := t.(string)
+						bs = append(bs, block.NewText(s))
+						continue
+					}
+					if d := getObj(bo, "data"); d != nil {
+						if u := getStr(d, "url", ""); u != "" {
+							bs = append(bs, block.NewData(&block.URL{URL: u, MediaType: getStr(d, "media_type", "")}))
+						} else {
+							bs = append(bs, block.NewData(block.NewBase64(getStr(d, "media_type", ""), getStr(d, "data", ""))))
+						}
+						continue
+					}
+					return nil, nil, specErr(where, "results[%d].output[%d]: expected {text} or {data}", i, j)
+				}
+				res.Output = block.BlocksBody(bs...)
+			default:
+				res.Output = block.PlainBody("")
+			}
+			if md := getObj(ro, "metadata"); md != nil {
+				m := map[string]any{}
+				if err := json.Unmarshal(toJSON(md), &m); err == nil {
+					res.Metadata = m
+				}
+			}
+			block.Fill(res, src)
+			e.ExecutionResults = append(e.ExecutionResults, res)
+		}
+		event.Stamp(e, src)
+		return e, mustParse(event.Marshal(e)), nil
+	default:
+		return nil, nil, specErr(where, "unknown input kind %q", kind)
+	}
+}
+
+// findCall finds a tool call by id in the context, newest message first.
+func findCall(h *harness, id string) *block.ToolCall {
+	ctx := h.agent.State().Context
+	for i := len(ctx) - 1; i >= 0; i-- {
+		if c, ok := ctx[i].Find(block.KindToolCall, id).(*block.ToolCall); ok {
+			return c
+		}
+	}
+	return nil
+}
+
+// fold rebuilds every reply from its events with Msg.AppendEvent.
+func fold(h *harness, events []event.Event, src stamp.Source) []any {
+	var order []string
+	msgs := map[string]*message.Msg{}
+	for _, e := range events {
+		rid, ok := event.ReplyIDOf(e)
+		if !ok {
+			continue
+		}
+		m := msgs[rid]
+		if m == nil {
+			m, _ = message.AssistantMsg(h.name, nil, message.WithID(rid), message.WithStamp(src))
+			msgs[rid] = m
+			order = append(order, rid)
+		}
+		_ = m.AppendEvent(e) // the reference logs and skips what it cannot apply
+	}
+	out := []any{}
+	for _, rid := range order {
+		out = append(out, obj("reply_id", rid, "msg", mustParse(msgs[rid].AppendJSON(nil))))
+	}
+	return out
+}

@@ -34,7 +34,7 @@ type run struct {
 	// out is yield for code shared with batch workers: it records that the
 	// consumer stopped.
 	out func(Item, error) bool
-	res   *Result
+	res *Result
 	// stopped: the consumer stopped iterating; nothing more may be yielded.
 	stopped bool
 	replyID string

@@ -1,0 +1,258 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/agent/coop"
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/model/scripted"
+	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/tool"
+)
+
+const inputSchema = `{"type":"object","properties":{"input":{"type":"string"}},"required":[]}`
+
+// toolSpec describes a test tool.
+type toolSpec struct {
+	name       string
+	concurrent bool
+	readOnly   bool
+	external   bool
+	perm       permission.Behavior // "" = allow
+	body       tool.CallFunc       // nil = text "<name>: <input>"
+}
+
+func makeTool(t testing.TB, s toolSpec) tool.Tool {
+	t.Helper()
+	perm := s.perm
+	if perm == "" {
+		perm = permission.Allow
+	}
+	opts := []tool.Option{
+		tool.ConcurrencySafe(s.concurrent),
+		tool.WithPermissionCheck(func(context.Context, map[string]any, *permission.Context) permission.Decision {
+			return permission.Decision{Behavior: perm, Message: s.name + ": " + string(perm)}
+		}),
+	}
+	if s.readOnly {
+		opts = append(opts, tool.ReadOnly())
+	}
+	if s.external {
+		opts = append(opts, tool.External())
+	}
+	body := s.body
+	if body == nil && !s.external {
+		name := s.name
+		body = func(_ context.Context, in map[string]any) iter.Seq2[tool.Chunk, error] {
+			return func(yield func(tool.Chunk, error) bool) {
+				yield(tool.Text(fmt.Sprintf("%s: %v", name, in["input"])), nil)
+			}
+		}
+	}
+	tl, err := tool.New(s.name, "Test tool "+s.name+".", json.RawMessage(inputSchema), body, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
+// sleeper waits d through coop (interruptible), then answers.
+func sleeper(d time.Duration) tool.CallFunc {
+	return func(ctx context.Context, _ map[string]any) iter.Seq2[tool.Chunk, error] {
+		return func(yield func(tool.Chunk, error) bool) {
+			if err := coop.Sleep(ctx, d); err != nil {
+				yield(tool.Chunk{}, err)
+				return
+			}
+			yield(tool.Text("slept"), nil)
+		}
+	}
+}
+
+func quietLogger() agent.Option {
+	return agent.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// newAgent builds "Friday" with a scripted model, the tools, injection off.
+func newAgent(t testing.TB, turns []scripted.Turn, tools []tool.Tool, opts ...agent.Option) (*agent.Agent, *scripted.Model) {
+	t.Helper()
+	m := scripted.New("mock-model", turns, scripted.WithRecording())
+	tk, err := tool.NewToolkit(tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := append([]agent.Option{
+		agent.WithSystemPrompt("You are a helpful assistant."),
+		agent.WithToolkit(tk), agent.WithoutInjection(), quietLogger(),
+	}, opts...)
+	a, err := agent.New("Friday", m, all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, m
+}
+
+// replyRun is what one reply produced.
+type replyRun struct {
+	events []event.Event
+	res    agent.Result
+	err    error
+}
+
+// kinds renders the events compactly: TYPE, or TYPE(detail).
+func (r replyRun) kinds() string {
+	var out []string
+	for _, e := range r.events {
+		out = append(out, describe(e))
+	}
+	return strings.Join(out, " ")
+}
+
+func describe(e event.Event) string {
+	switch e := e.(type) {
+	case *event.TextBlockDelta:
+		return "TEXT_DELTA(" + e.Delta + ")"
+	case *event.ThinkingBlockDelta:
+		return "THINKING_DELTA(" + e.Delta + ")"
+	case *event.ToolCallStart:
+		return "TOOL_CALL_START(" + e.ToolCallID + ")"
+	case *event.ToolCallDelta:
+		return "TOOL_CALL_DELTA(" + e.ToolCallID + ")"
+	case *event.ToolCallEnd:
+		return "TOOL_CALL_END(" + e.ToolCallID + ")"
+	case *event.ToolResultStart:
+		return "RESULT_START(" + e.ToolCallID + ")"
+	case *event.ToolResultTextDelta:
+		return "RESULT_DELTA(" + e.ToolCallID + ":" + e.Delta + ")"
+	case *event.ToolResultEnd:
+		return "RESULT_END(" + e.ToolCallID + ":" + string(e.State) + ")"
+	case *event.RequireUserConfirm:
+		return "REQUIRE_CONFIRM(" + e.ToolCalls[0].ID + ")"
+	case *event.RequireExternalExecution:
+		return "REQUIRE_EXTERNAL(" + e.ToolCalls[0].ID + ")"
+	case *event.ReplyEnd:
+		return "REPLY_END(" + string(e.FinishedReason) + ")"
+	case *event.ModelCallEnd:
+		if e.FinishedReason == event.ModelInterrupted {
+			return "MODEL_CALL_END(interrupted)"
+		}
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(string(e.Type()), "_EVENT"), "")
+}
+
+func reply(t testing.TB, ctx context.Context, a *agent.Agent, input any, opts ...agent.ReplyOption) replyRun {
+	t.Helper()
+	var r replyRun
+	opts = append(opts, agent.WithResult(&r.res))
+	for e, err := range a.Stream(ctx, input, opts...) {
+		if err != nil {
+			r.err = err
+			break
+		}
+		r.events = append(r.events, e)
+	}
+	return r
+}
+
+func mustReply(t testing.TB, a *agent.Agent, input any, opts ...agent.ReplyOption) replyRun {
+	t.Helper()
+	r := reply(t, context.Background(), a, input, opts...)
+	if r.err != nil {
+		t.Fatalf("reply: %v", r.err)
+	}
+	return r
+}
+
+func expectKinds(t testing.TB, r replyRun, want string) {
+	t.Helper()
+	want = strings.Join(strings.Fields(want), " ")
+	if got := r.kinds(); got != want {
+		t.Fatalf("events\n got: %s\nwant: %s", got, want)
+	}
+}
+
+func user(text string) *message.Msg { return message.UserText("user", text) }
+
+// confirm answers the parked calls: approve each id listed.
+func confirm(t testing.TB, a *agent.Agent, approve bool, rules []block.PermissionRule, ids ...string) *event.UserConfirmResult {
+	t.Helper()
+	e := &event.UserConfirmResult{ReplyID: a.State().Reply.ReplyID}
+	for _, id := range ids {
+		c, ok := a.State().Tail().Find(block.KindToolCall, id).(*block.ToolCall)
+		if !ok {
+			t.Fatalf("no call %s", id)
+		}
+		e.ConfirmResults = append(e.ConfirmResults, event.ConfirmResult{Confirmed: approve, ToolCall: c.CloneBlock().(*block.ToolCall), Rules: rules})
+	}
+	return e
+}
+
+func external(a *agent.Agent, results ...*block.ToolResult) *event.ExternalExecutionResult {
+	return &event.ExternalExecutionResult{ReplyID: a.State().Reply.ReplyID, ExecutionResults: results}
+}
+
+// contextShape summarizes the reply message: calls with states, results
+// with states and outputs, texts.
+func contextShape(m *message.Msg) string {
+	var out []string
+	for _, b := range m.Content {
+		switch b := b.(type) {
+		case *block.ToolCall:
+			out = append(out, "call "+b.ID+" "+string(b.State))
+		case *block.ToolResult:
+			o := ""
+			if b.Output.Plain {
+				o = "plain:" + b.Output.Text
+			} else {
+				for _, ob := range b.Output.Blocks {
+					if tb, ok := ob.(*block.Text); ok {
+						o += "list:" + tb.Text
+					}
+				}
+			}
+			out = append(out, "result "+b.ID+" "+string(b.State)+" "+o)
+		case *block.Text:
+			out = append(out, "text "+b.Text)
+		case *block.Thinking:
+			out = append(out, "thinking "+b.Thinking)
+		case *block.Hint:
+			out = append(out, "hint")
+		}
+	}
+	return strings.Join(out, " | ")
+}
+
+var (
+	hexRE  = regexp.MustCompile(`"[0-9a-f]{32}"`)
+	tsRE   = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?`)
+	hexTok = regexp.MustCompile(`[0-9a-f]{32}`)
+)
+
+// normalizeJSON renumbers generated ids by first appearance and masks
+// timestamps, so two runs of the same scenario can be compared byte for
+// byte.
+func normalizeJSON(s string) string {
+	ids := map[string]int{}
+	s = hexRE.ReplaceAllStringFunc(s, func(m string) string {
+		k := hexTok.FindString(m)
+		n, ok := ids[k]
+		if !ok {
+			n = len(ids) + 1
+			ids[k] = n
+		}
+		return fmt.Sprintf(`"<id:%d>"`, n)
+	})
+	return tsRE.ReplaceAllString(s, "<ts>")
+}

@@ -256,15 +256,20 @@ func (a *Agent) Stream(ctx context.Context, input any, opts ...ReplyOption) iter
 func (a *Agent) Reply(ctx context.Context, input any, opts ...ReplyOption) (*Result, error) {
 	var res Result
 	opts = append(opts, WithResult(&res))
-	for _, err := range a.Stream(ctx, input, opts...) {
-		if err != nil {
-			if res.Msg != nil {
-				return &res, err
-			}
-			return nil, err
+	var err error
+	for _, e := range a.Stream(ctx, input, opts...) {
+		if e != nil {
+			err = e
+			break
 		}
 	}
-	if res.Msg == nil {
+	// res is complete once the stream has ended.
+	switch {
+	case err != nil && res.Msg != nil:
+		return &res, err
+	case err != nil:
+		return nil, err
+	case res.Msg == nil:
 		return nil, ErrNoFinalMessage
 	}
 	return &res, nil

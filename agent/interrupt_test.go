@@ -1,0 +1,266 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/model"
+	"github.com/agentscope-go/agentscope/model/scripted"
+	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/tool"
+)
+
+// cancelAfter runs a reply and cancels its context right after the event
+// for which when returns true.
+func cancelAfter(t *testing.T, a *agent.Agent, input any, when func(event.Event) bool) replyRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var r replyRun
+	for e, err := range a.Stream(ctx, input, agent.WithResult(&r.res)) {
+		if err != nil {
+			r.err = err
+			break
+		}
+		r.events = append(r.events, e)
+		if when(e) {
+			cancel()
+		}
+	}
+	return r
+}
+
+func isType(ty event.Type) func(event.Event) bool {
+	return func(e event.Event) bool { return e.Type() == ty }
+}
+
+var imsg = tool.InterruptedText
+
+// INT-1: cancel during a sequential tool: the tool's interrupted result
+// (list output), REPLY_END(interrupted), the fallback message.
+func TestCancelSequentialTool(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	slow := makeTool(t, toolSpec{name: "slow", body: sleeper(time.Hour)})
+	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("Calling."), scripted.ToolCall("tc", "slow", `{}`))}, []tool.Tool{slow})
+	r := cancelAfter(t, a, user("Hi"), isType(event.TypeToolResultStart))
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if !strings.HasSuffix(r.kinds(), "RESULT_START(tc) RESULT_DELTA(tc:"+imsg+") RESULT_END(tc:interrupted) REPLY_END(interrupted)") {
+		t.Fatalf("events %s", r.kinds())
+	}
+	if r.res.Outcome != agent.OutcomeInterrupted || contextShape(r.res.Msg) != "text "+agent.DefaultInterruptionMessage ||
+		r.res.Msg.ID != a.State().Reply.ReplyID || r.res.Msg.FinishedReason != event.ReplyInterrupted {
+		t.Fatalf("result %+v", r.res)
+	}
+	if got := contextShape(a.State().Tail()); got != "text Calling. | call tc finished | result tc interrupted list:"+imsg {
+		t.Fatalf("context %s", got)
+	}
+	if a.State().Reply.CurIter != 0 {
+		t.Fatal("an interrupted round was counted")
+	}
+}
+
+// INT-2..INT-5: cancel during a concurrent batch with calls asking,
+// submitted and running: running calls report first (list output), then
+// the closure settles the parked ones in call order (plain output, no
+// second START for the submitted call).
+func TestCancelConcurrentBatch(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ask := makeTool(t, toolSpec{name: "ask", perm: permission.Ask, concurrent: true})
+	ext := makeTool(t, toolSpec{name: "ext", external: true, concurrent: true, readOnly: true})
+	slow := makeTool(t, toolSpec{name: "slow", concurrent: true, readOnly: true, body: sleeper(time.Hour)})
+	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("Mixed batch."),
+		scripted.ToolCall("tc-confirm", "ask", `{}`), scripted.ToolCall("tc-ext", "ext", `{}`),
+		scripted.ToolCall("tc-run", "slow", `{}`), scripted.ToolCall("tc-run2", "slow", `{}`))}, []tool.Tool{ask, ext, slow})
+	starts := 0
+	r := cancelAfter(t, a, user("Hi"), func(e event.Event) bool {
+		if s, ok := e.(*event.ToolResultStart); ok && strings.HasPrefix(s.ToolCallID, "tc-run") {
+			starts++
+		}
+		return starts == 2
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	want := "REQUIRE_CONFIRM(tc-confirm) RESULT_START(tc-ext) REQUIRE_EXTERNAL(tc-ext) RESULT_START(tc-run) RESULT_START(tc-run2) " +
+		"RESULT_DELTA(tc-run:" + imsg + ") RESULT_END(tc-run:interrupted) RESULT_DELTA(tc-run2:" + imsg + ") RESULT_END(tc-run2:interrupted) " +
+		"RESULT_START(tc-confirm) RESULT_DELTA(tc-confirm:" + imsg + ") RESULT_END(tc-confirm:interrupted) " +
+		"RESULT_DELTA(tc-ext:" + imsg + ") RESULT_END(tc-ext:interrupted) REPLY_END(interrupted)"
+	if !strings.HasSuffix(r.kinds(), want) {
+		t.Fatalf("events\n%s\nwant suffix\n%s", r.kinds(), want)
+	}
+	got := contextShape(a.State().Tail())
+	wantCtx := "text Mixed batch. | call tc-confirm finished | call tc-ext finished | call tc-run finished | call tc-run2 finished | " +
+		"result tc-run interrupted list:" + imsg + " | result tc-run2 interrupted list:" + imsg + " | " +
+		"result tc-confirm interrupted plain:" + imsg + " | result tc-ext interrupted plain:" + imsg
+	if got != wantCtx {
+		t.Fatalf("context\n%s\nwant\n%s", got, wantCtx)
+	}
+}
+
+// INT-12: cancel in the middle of the model stream: the partial answer is
+// kept, MODEL_CALL_END(interrupted), and the state serves the next reply.
+func TestCancelModelStream(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	a, _ := newAgent(t, []scripted.Turn{
+		scripted.Stream(scripted.Text("part1 "), scripted.Pause(time.Hour), scripted.Text("part2")),
+		scripted.Stream(scripted.Text("Continued.")),
+	}, nil)
+	r := cancelAfter(t, a, user("Hello"), isType(event.TypeTextBlockDelta))
+	expectKinds(t, r, "REPLY_START MODEL_CALL_START TEXT_BLOCK_START TEXT_DELTA(part1 ) TEXT_BLOCK_END MODEL_CALL_END(interrupted) REPLY_END(interrupted)")
+	if got := contextShape(a.State().Tail()); got != "text part1 " {
+		t.Fatalf("context %s", got)
+	}
+	r = mustReply(t, a, user("Continue please"))
+	if r.res.Outcome != agent.OutcomeCompleted {
+		t.Fatalf("next reply: %s", r.res.Outcome)
+	}
+}
+
+// INT-10/11: a model call cancelled before it streams: an empty
+// interrupted response, no retry, no fallback, no forced structured round.
+func TestCancelBlockedModelCall(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	blocked := &blockingModel{started: make(chan struct{})}
+	fb := scripted.New("fallback", nil)
+	tk, _ := tool.NewToolkit(nil)
+	a, err := agent.New("Friday", blocked, agent.WithToolkit(tk), quietLogger(),
+		agent.WithModelConfig(agent.ModelConfig{MaxRetries: 2, Fallback: fb}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-blocked.started; cancel() }()
+	start := time.Now()
+	var r replyRun
+	for e, err := range a.Stream(ctx, user("Hello"), agent.WithStructuredSchema([]byte(`{"type":"object","properties":{"answer":{"type":"string"}}}`)), agent.WithResult(&r.res)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.events = append(r.events, e)
+	}
+	// Injection is on (the default), so a HINT_BLOCK precedes the call.
+	expectKinds(t, r, "REPLY_START HINT_BLOCK MODEL_CALL_START MODEL_CALL_END(interrupted) REPLY_END(interrupted)")
+	if blocked.calls != 1 || fb.Remaining() != 0 || time.Since(start) > time.Second {
+		t.Fatalf("calls %d, took %v", blocked.calls, time.Since(start))
+	}
+	if tail := a.State().Tail(); len(tail.Content) != 2 { // the two hints, nothing from the empty response
+		t.Fatalf("context %s", contextShape(tail))
+	}
+}
+
+// blockingModel waits for cancellation on every call.
+type blockingModel struct {
+	started chan struct{}
+	calls   int
+}
+
+func (b *blockingModel) Name() string { return "blocking" }
+func (b *blockingModel) Stream(ctx context.Context, _ *model.Request) iter.Seq2[model.Chunk, error] {
+	return func(yield func(model.Chunk, error) bool) {
+		b.calls++
+		close(b.started)
+		<-ctx.Done()
+		yield(model.Chunk{}, ctx.Err())
+	}
+}
+
+// A tool that ignores its context cannot hang the reply: it is abandoned
+// after the grace period, and its goroutine ends when the tool returns.
+func TestToolIgnoringContext(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	stubborn := makeTool(t, toolSpec{name: "stubborn", body: func(context.Context, map[string]any) iter.Seq2[tool.Chunk, error] {
+		return func(yield func(tool.Chunk, error) bool) {
+			time.Sleep(300 * time.Millisecond) // deaf to cancellation
+			yield(tool.Text("too late"), nil)
+		}
+	}})
+	stubbornC := makeTool(t, toolSpec{name: "stubbornc", concurrent: true, body: func(context.Context, map[string]any) iter.Seq2[tool.Chunk, error] {
+		return func(yield func(tool.Chunk, error) bool) {
+			time.Sleep(300 * time.Millisecond)
+			yield(tool.Text("too late"), nil)
+		}
+	}})
+	for _, name := range []string{"stubborn", "stubbornc"} {
+		a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", name, `{}`), scripted.ToolCall("c2", name, `{}`))},
+			[]tool.Tool{stubborn, stubbornC}, agent.WithToolGrace(20*time.Millisecond), agent.WithPreemption(5*time.Millisecond))
+		start := time.Now()
+		r := cancelAfter(t, a, user("go"), func(e event.Event) bool {
+			if s, ok := e.(*event.ToolResultStart); ok {
+				return s.ToolCallID == "c1"
+			}
+			return false
+		})
+		if el := time.Since(start); el > 250*time.Millisecond {
+			t.Fatalf("%s: the reply waited %v for a tool that ignores cancellation", name, el)
+		}
+		if r.err != nil || r.res.Outcome != agent.OutcomeInterrupted {
+			t.Fatalf("%s: %v %s", name, r.err, r.kinds())
+		}
+		for _, b := range a.State().Tail().Content {
+			if c, ok := b.(*block.ToolCall); ok && c.State != block.CallFinished {
+				t.Fatalf("%s: call %s left %s", name, c.ID, c.State)
+			}
+		}
+	}
+}
+
+// InterruptionReturnsError: the same items, then the context's error.
+func TestInterruptionReturnsError(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	react := agent.DefaultReActConfig()
+	react.InterruptionReturnsError = true
+	react.InterruptionMessage = "Stopped."
+	a, _ := newAgent(t, []scripted.Turn{scripted.Stream(scripted.Text("a"), scripted.Pause(time.Hour))}, nil, agent.WithReAct(react))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	res, err := a.Reply(ctx, user("hi"))
+	if !errors.Is(err, context.Canceled) || res == nil || contextShape(res.Msg) != "text Stopped." {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+}
+
+// Stopping the iteration early abandons the reply without leaking and
+// leaves a state the next reply can use.
+func TestConsumerBreak(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	slow := makeTool(t, toolSpec{name: "slow", concurrent: true, body: sleeper(time.Hour)})
+	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", "slow", `{}`), scripted.ToolCall("c2", "slow", `{}`)),
+		scripted.Reply(scripted.Text("fresh"))}, []tool.Tool{slow})
+	for e := range a.Stream(context.Background(), user("go")) {
+		if e.Type() == event.TypeToolResultStart {
+			break
+		}
+	}
+	r := mustReply(t, a, user("again"))
+	if r.res.Outcome != agent.OutcomeCompleted {
+		t.Fatalf("outcome %s", r.res.Outcome)
+	}
+}
+
+// A second reply while one runs is refused.
+func TestBusy(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	slow := makeTool(t, toolSpec{name: "slow", body: sleeper(time.Hour)})
+	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", "slow", `{}`))}, []tool.Tool{slow})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for e := range a.Stream(ctx, user("go")) {
+		if e.Type() == event.TypeToolResultStart {
+			if _, err := a.Reply(context.Background(), user("again")); !errors.Is(err, agent.ErrBusy) {
+				t.Fatalf("err %v", err)
+			}
+			cancel()
+		}
+	}
+}

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/model"
+	"github.com/agentscope-go/agentscope/model/provider"
+)
+
+func init() {
+	register("run", command{
+		Summary: "send one prompt to a model through the agent loop and print the reply as it streams",
+		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [-v] PROMPT (or the prompt on stdin)",
+		Run:     runRun,
+	})
+}
+
+// runRun answers one prompt with one agent reply. The text streams to
+// stdout as it arrives; with --json every event of the reply is printed
+// instead, one JSON object per line (the wire format the `fold` command and
+// the reference's front ends read).
+//
+// The model URI names the provider and model (openai:gpt-4.1,
+// anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash, ollama:qwen3,
+// openai-compatible:qwen3@http://localhost:8000/v1, …); API keys come from
+// the provider's environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY,
+// …). $AGENTSCOPE_MODEL is the default URI.
+//
+// Exit status: 0 for a completed reply; 1 when the reply failed (the typed
+// error is printed: "agentscope run: <type>: <message>"), was interrupted
+// (Ctrl-C) or ran out of iterations; 2 for bad usage.
+func runRun(ctx context.Context, inv *invocation) int {
+	fs := inv.Flags(commands[inv.Name])
+	uri := fs.String("model", os.Getenv("AGENTSCOPE_MODEL"), "the model `URI`, e.g. openai:gpt-4.1 (default $AGENTSCOPE_MODEL)")
+	jsonOut := fs.Bool("json", false, "print every event as a JSON line instead of the text")
+	baseURL := fs.String("base-url", "", "override the provider's API `URL` (e.g. http://127.0.0.1:8000/v1)")
+	system := fs.String("system", "", "the system `prompt`")
+	name := fs.String("name", "assistant", "the agent's `name`")
+	verbose := fs.Bool("v", false, "log the agent's warnings (retries, fallbacks) to stderr")
+	if code, done := parseFlags(fs, inv); done {
+		return code
+	}
+	if *uri == "" {
+		inv.Errorf("--model is required (or set AGENTSCOPE_MODEL), e.g. --model openai:gpt-4.1")
+		return exitUsage
+	}
+	prompt := strings.Join(fs.Args(), " ")
+	if prompt == "" || prompt == "-" {
+		b, err := io.ReadAll(inv.Stdin)
+		if err != nil {
+			inv.Errorf("read prompt: %v", err)
+			return exitFailure
+		}
+		prompt = strings.TrimRight(string(b), "\r\n")
+	}
+	if strings.TrimSpace(prompt) == "" {
+		inv.Errorf("no prompt: give it as arguments or on stdin")
+		return exitUsage
+	}
+
+	var popts []provider.Option
+	if *baseURL != "" {
+		popts = append(popts, provider.WithBaseURL(*baseURL))
+	}
+	m, err := provider.New(*uri, popts...)
+	if err != nil {
+		printError(inv, err)
+		return exitFailure
+	}
+	// The failure itself is printed below; the agent's log repeats it, so
+	// it is shown only on request.
+	level := slog.LevelError + 1
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: level}))
+	a, err := agent.New(*name, m, agent.WithSystemPrompt(*system), agent.WithLogger(logger))
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+
+	out := bufio.NewWriter(inv.Stdout)
+	p := replyPrinter{w: out, json: *jsonOut}
+	for ev, err := range a.Stream(ctx, message.UserText("user", prompt)) {
+		if err != nil {
+			p.finish()
+			printError(inv, err)
+			return exitFailure
+		}
+		if err := p.event(ev); err != nil {
+			inv.Errorf("write: %v", err)
+			return exitFailure
+		}
+	}
+	if err := p.finish(); err != nil {
+		inv.Errorf("write: %v", err)
+		return exitFailure
+	}
+	switch {
+	case p.end == nil:
+		inv.Errorf("the reply ended without REPLY_END")
+		return exitFailure
+	case p.end.FinishedReason == event.ReplyError:
+		info := p.end.Error
+		if info == nil {
+			info = &event.ErrorInfo{Type: event.ErrUnknown}
+		}
+		inv.Errorf("%s: %s", orUnknown(info.Type), info.Message)
+		return exitFailure
+	case p.end.FinishedReason == event.ReplyInterrupted:
+		inv.Errorf("interrupted")
+		return exitFailure
+	case p.end.FinishedReason == event.ReplyExceedMaxIters:
+		inv.Errorf("the reply exceeded the maximum number of iterations")
+		return exitFailure
+	}
+	return exitOK
+}
+
+// replyPrinter writes a reply's events: the text deltas as plain text, or
+// every event as a JSON line. Output is flushed per event so it streams.
+type replyPrinter struct {
+	w       *bufio.Writer
+	json    bool
+	end     *event.ReplyEnd
+	texts   int  // text blocks seen
+	printed bool // some text was written
+	lastNL  bool // the last text written ended a line
+	buf     []byte
+}
+
+func (p *replyPrinter) event(ev event.Event) error {
+	if e, ok := ev.(*event.ReplyEnd); ok {
+		p.end = e
+	}
+	if p.json {
+		p.buf = append(ev.AppendJSON(p.buf[:0]), '\n')
+		if _, err := p.w.Write(p.buf); err != nil {
+			return err
+		}
+		return p.w.Flush()
+	}
+	switch e := ev.(type) {
+	case *event.TextBlockStart:
+		// Blocks of one reply (text before and after tool calls) are
+		// separated by a blank line.
+		if p.texts > 0 && p.printed {
+			if err := p.write("\n"); err != nil {
+				return err
+			}
+			if !p.lastNL {
+				if err := p.write("\n"); err != nil {
+					return err
+				}
+			}
+		}
+		p.texts++
+	case *event.TextBlockDelta:
+		if e.Delta == "" {
+			return nil
+		}
+		if err := p.write(e.Delta); err != nil {
+			return err
+		}
+		p.printed = true
+		p.lastNL = strings.HasSuffix(e.Delta, "\n")
+		return p.w.Flush()
+	}
+	return nil
+}
+
+func (p *replyPrinter) write(s string) error {
+	_, err := p.w.WriteString(s)
+	return err
+}
+
+// finish ends the text with a newline and flushes.
+func (p *replyPrinter) finish() error {
+	if !p.json && p.printed && !p.lastNL {
+		p.lastNL = true
+		if err := p.write("\n"); err != nil {
+			return err
+		}
+	}
+	return p.w.Flush()
+}
+
+// printError prints an error with its type: the reference's ErrorType for
+// model and setup failures, or the agent's own error text.
+func printError(inv *invocation, err error) {
+	var me *model.Error
+	if errors.As(err, &me) {
+		if me == err {
+			inv.Errorf("%v", err) // its text starts with the type already
+		} else {
+			inv.Errorf("%s: %v", orUnknown(me.Type), err)
+		}
+		return
+	}
+	var ie *agent.InputError
+	if errors.As(err, &ie) {
+		inv.Errorf("invalid input: %v", err)
+		return
+	}
+	inv.Errorf("%v", err)
+}
+
+func orUnknown(t event.ErrorType) string {
+	if t == "" {
+		return string(event.ErrUnknown)
+	}
+	return fmt.Sprint(t)
+}

@@ -5,7 +5,7 @@
 #   scripts/mock-llm.sh start   install if needed, start on 127.0.0.1, wait
 #                               until healthy, print the export line:
 #                                 eval "$(scripts/mock-llm.sh start)"
-#   scripts/mock-llm.sh stop    stop the server started by "start"
+#   scripts/mock-llm.sh stop    stop the server "start" started (same MOCK_LLM_PORT)
 #   scripts/mock-llm.sh main    install if needed, print the path of its main.js
 #
 # Environment: MOCK_LLM_HOME (install dir, default ~/.cache/agentscope-go/mock-llm),
@@ -18,8 +18,8 @@ PORT=${MOCK_LLM_PORT:-6556}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CONFIG=$REPO/internal/mockllm/mock-llm.yaml
 MAIN=$HOME_DIR/node_modules/@dwmkerr/mock-llm/dist/main.js
-PIDFILE=$HOME_DIR/mock-llm.pid
-LOG=$HOME_DIR/mock-llm.log
+PIDFILE=$HOME_DIR/mock-llm-$PORT.pid
+LOG=$HOME_DIR/mock-llm-$PORT.log
 
 install() {
   if [[ -f $MAIN ]] && grep -q "\"version\": \"$VERSION\"" "$HOME_DIR/node_modules/@dwmkerr/mock-llm/package.json"; then

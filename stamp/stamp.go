@@ -34,13 +34,13 @@ func AppendID(dst []byte) []byte {
 	hi, lo := rand.Uint64(), rand.Uint64()
 	hi = hi&^(0xf<<12) | 0x4<<12 // version 4
 	lo = lo&^(0x3<<62) | 0x2<<62 // RFC 4122 variant
-	for i := 60; i >= 0; i -= 4 {
-		dst = append(dst, hexDigits[hi>>uint(i)&0xf])
+	var b [32]byte
+	for i := range 8 {
+		h, l := byte(hi>>(56-8*i)), byte(lo>>(56-8*i))
+		b[2*i], b[2*i+1] = hexDigits[h>>4], hexDigits[h&0xf]
+		b[16+2*i], b[17+2*i] = hexDigits[l>>4], hexDigits[l&0xf]
 	}
-	for i := 60; i >= 0; i -= 4 {
-		dst = append(dst, hexDigits[lo>>uint(i)&0xf])
-	}
-	return dst
+	return append(dst, b[:]...)
 }
 
 // NewID returns a random uuid4 in hex form.
@@ -100,6 +100,10 @@ const arenaSize = 4096
 type arena struct {
 	mu  sync.Mutex
 	buf []byte
+	// The last timestamp cut from this arena and its Unix microsecond:
+	// events stamped within the same microsecond share the string.
+	us int64
+	ts string
 }
 
 var arenas = sync.Pool{New: func() any { return &arena{} }}
@@ -122,9 +126,47 @@ func arenaID() string {
 
 func arenaTime(t time.Time) string {
 	a := arenas.Get().(*arena)
-	s := a.cut(26, func(b []byte) []byte { return AppendTime(b, t) })
+	u := t.UnixMicro()
+	if a.ts == "" || a.us != u {
+		a.ts = a.cut(26, func(b []byte) []byte { return appendTimeCached(b, t) })
+		a.us = u
+	}
+	s := a.ts
 	arenas.Put(a)
 	return s
+}
+
+// secondPrefix is the formatted "YYYY-MM-DDTHH:MM:SS" of one Unix second.
+type secondPrefix struct {
+	unix int64
+	text []byte
+}
+
+// lastSecond caches the prefix of the second most recently formatted:
+// timestamps taken within one second differ only in their microseconds,
+// and formatting the date and clock dominates the cost of Now.
+var lastSecond atomic.Pointer[secondPrefix]
+
+// appendTimeCached is AppendTime with the date and clock of the current
+// second reused.
+func appendTimeCached(dst []byte, t time.Time) []byte {
+	u := t.Unix()
+	p := lastSecond.Load()
+	if p == nil || p.unix != u {
+		p = &secondPrefix{unix: u, text: AppendTime(nil, t.Truncate(time.Second))}
+		lastSecond.Store(p)
+	}
+	dst = append(dst, p.text...)
+	if us := t.Nanosecond() / 1000; us != 0 {
+		var f [7]byte
+		f[0] = '.'
+		for i := 6; i >= 1; i-- {
+			f[i] = byte('0' + us%10)
+			us /= 10
+		}
+		dst = append(dst, f[:]...)
+	}
+	return dst
 }
 
 // Sequence is a deterministic Source for tests and golden files: ids are the

@@ -16,6 +16,10 @@ type Accumulator struct {
 	index   map[partKey]int
 	usage   *Usage
 	final   bool
+	// last is the most recent part's key and block: streams send runs of
+	// fragments of one block, which then skip the map.
+	last    partKey
+	lastIdx int
 }
 
 type partKey struct {
@@ -42,6 +46,7 @@ func (a *Accumulator) Add(c Chunk) error {
 	if c.Final {
 		a.content, a.final = a.content[:0], true
 		clear(a.index)
+		a.last = partKey{}
 	}
 	for i := range c.Parts {
 		if err := a.addPart(&c.Parts[i]); err != nil {
@@ -53,10 +58,18 @@ func (a *Accumulator) Add(c Chunk) error {
 
 func (a *Accumulator) addPart(p *Part) error {
 	k := partKey{p.Kind, p.ID}
-	i, ok := a.index[k]
+	var i int
+	var ok bool
+	if a.last.kind != 0 && k == a.last {
+		i, ok = a.lastIdx, true
+	} else {
+		i, ok = a.index[k]
+		a.last, a.lastIdx = k, i
+	}
 	if !ok {
 		i = len(a.content)
 		a.index[k] = i
+		a.last, a.lastIdx = k, i
 		a.content = append(a.content, a.newBlock(p))
 		if p.Kind == PartData {
 			return nil // newBlock consumed the payload

@@ -38,6 +38,10 @@ type run struct {
 	// stopped: the consumer stopped iterating; nothing more may be yielded.
 	stopped bool
 	replyID string
+
+	textDeltas  slab[event.TextBlockDelta]
+	thinkDeltas slab[event.ThinkingBlockDelta]
+	toolDeltas  slab[event.ToolCallDelta]
 }
 
 // send stamps e and passes it to y; false means stop.

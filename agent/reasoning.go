@@ -262,7 +262,9 @@ func (r *run) convert(open *blockState, parts []model.Part, emit func(event.Even
 				return false
 			}
 		}
-		if !emit(&event.ThinkingBlockDelta{ReplyID: r.replyID, BlockID: open.thinking, Delta: joinParts(parts, model.PartThinking, nThink)}) {
+		d := r.thinkDeltas.next()
+		d.ReplyID, d.BlockID, d.Delta = r.replyID, open.thinking, joinParts(parts, model.PartThinking, nThink)
+		if !emit(d) {
 			return false
 		}
 	} else if open.thinking != "" && nData == 0 {
@@ -279,7 +281,9 @@ func (r *run) convert(open *blockState, parts []model.Part, emit func(event.Even
 				return false
 			}
 		}
-		if !emit(&event.TextBlockDelta{ReplyID: r.replyID, BlockID: open.text, Delta: joinParts(parts, model.PartText, nText)}) {
+		d := r.textDeltas.next()
+		d.ReplyID, d.BlockID, d.Delta = r.replyID, open.text, joinParts(parts, model.PartText, nText)
+		if !emit(d) {
 			return false
 		}
 	} else if open.text != "" && nData == 0 {
@@ -300,7 +304,9 @@ func (r *run) convert(open *blockState, parts []model.Part, emit func(event.Even
 				return false
 			}
 		}
-		if !emit(&event.ToolCallDelta{ReplyID: r.replyID, ToolCallID: p.ID, Delta: p.Text}) {
+		d := r.toolDeltas.next()
+		d.ReplyID, d.ToolCallID, d.Delta = r.replyID, p.ID, p.Text
+		if !emit(d) {
 			return false
 		}
 	}
@@ -385,4 +391,26 @@ func (r *run) closeOpen(open *blockState, emit func(event.Event) bool) bool {
 		}
 	}
 	return true
+}
+
+// slab hands out zeroed values carved from shared blocks: the delta events
+// of a stream cost one allocation per block of them instead of one each.
+// A block stays alive while any of its events does.
+type slab[T any] struct {
+	buf []T
+	n   int
+}
+
+const slabSize = 32
+
+func (s *slab[T]) next() *T {
+	if len(s.buf) == 0 {
+		// Start small (most replies stream few deltas of a kind), then
+		// grow to slabSize.
+		s.n = min(max(2*s.n, 4), slabSize)
+		s.buf = make([]T, s.n)
+	}
+	p := &s.buf[0]
+	s.buf = s.buf[1:]
+	return p
 }

@@ -1,0 +1,108 @@
+package agent_test
+
+import (
+	"context"
+	"iter"
+	"strconv"
+	"testing"
+
+	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/model/scripted"
+	"github.com/agentscope-go/agentscope/tool"
+)
+
+// textTurn streams n text chunks of one block.
+func textTurn(n int) scripted.Turn {
+	steps := make([]scripted.Step, n)
+	for i := range steps {
+		steps[i] = scripted.Text("tok" + strconv.Itoa(i%10) + " ")
+	}
+	return scripted.Stream(steps...)
+}
+
+// toolTurn10 streams one tool call whose arguments arrive in 10 fragments.
+func toolTurn10() scripted.Turn {
+	frags := []string{`{"in`, `put"`, `: "`, `he`, `llo`, ` wo`, `rld`, `, fr`, `om the `, `bench"}`}
+	steps := make([]scripted.Step, len(frags))
+	for i, f := range frags {
+		name := ""
+		if i == 0 {
+			name = "echo"
+		}
+		steps[i] = scripted.ToolCall("call_1", name, f)
+	}
+	return scripted.Stream(steps...)
+}
+
+func benchEcho(b *testing.B) tool.Tool {
+	return makeTool(b, toolSpec{name: "echo", body: func(_ context.Context, in map[string]any) iter.Seq2[tool.Chunk, error] {
+		return func(yield func(tool.Chunk, error) bool) {
+			s, _ := in["input"].(string)
+			yield(tool.Text(s), nil)
+		}
+	}})
+}
+
+// runReplies replays the script once per iteration; every event is
+// consumed. prior messages form the history before each reply.
+func runReplies(b *testing.B, turns []scripted.Turn, tools []tool.Tool, prior []*message.Msg) {
+	m := scripted.New("mock-model", turns) // no recording: it would serialize the history
+	tk, err := tool.NewToolkit(tools)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := agent.New("Friday", m, agent.WithSystemPrompt("You are a helpful assistant."),
+		agent.WithToolkit(tk), agent.WithoutInjection(), quietLogger())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	in := user("go")
+	st := a.State()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		m.Rewind()
+		st.Context = append(st.Context[:0], prior...)
+		n := 0
+		for e, err := range a.Stream(ctx, in) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			if e != nil {
+				n++
+			}
+		}
+		if n == 0 {
+			b.Fatal("no events")
+		}
+	}
+}
+
+// BenchmarkW0 is one reply with a single text chunk: the fixed cost of a
+// reply.
+func BenchmarkW0(b *testing.B) {
+	runReplies(b, []scripted.Turn{textTurn(1)}, nil, nil)
+}
+
+// BenchmarkW1 is one reply streaming 1,000 text chunks.
+func BenchmarkW1(b *testing.B) {
+	runReplies(b, []scripted.Turn{textTurn(1000)}, nil, nil)
+}
+
+// BenchmarkW2 is one tool call whose arguments arrive in 10 fragments, the
+// tool runs, then 100 text chunks.
+func BenchmarkW2(b *testing.B) {
+	runReplies(b, []scripted.Turn{toolTurn10(), textTurn(100)}, []tool.Tool{benchEcho(b)}, nil)
+}
+
+// BenchmarkW3 is W2 with 200 prior messages in the context.
+func BenchmarkW3(b *testing.B) {
+	prior := make([]*message.Msg, 0, 200)
+	for i := range 100 {
+		prior = append(prior, message.UserText("user", "question "+strconv.Itoa(i)))
+		prior = append(prior, message.AssistantText("Friday", "answer "+strconv.Itoa(i)))
+	}
+	runReplies(b, []scripted.Turn{toolTurn10(), textTurn(100)}, []tool.Tool{benchEcho(b)}, prior)
+}

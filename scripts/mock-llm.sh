@@ -44,7 +44,7 @@ start)
     HOST=127.0.0.1 PORT=$PORT nohup node "$MAIN" --config "$CONFIG" >"$LOG" 2>&1 &
     echo $! >"$PIDFILE"
   fi
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 300); do
     if curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1; then
       echo "export AGENTSCOPE_MOCK_LLM_URL=http://127.0.0.1:$PORT"
       exit 0

@@ -11,10 +11,12 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/demo"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/provider"
+	"github.com/agentscope-go/agentscope/tool"
 )
 
 func init() {
@@ -47,6 +49,7 @@ func runRun(ctx context.Context, inv *invocation) int {
 	system := fs.String("system", "", "the system `prompt`")
 	name := fs.String("name", "assistant", "the agent's `name`")
 	verbose := fs.Bool("v", false, "log the agent's warnings (retries, fallbacks) to stderr")
+	tools := fs.String("tools", "", "tool `set` to offer the model: \"demo\" (calculate, get_time) or \"none\"; default demo for --model demo, else none")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
@@ -84,7 +87,12 @@ func runRun(ctx context.Context, inv *invocation) int {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: level}))
-	a, err := agent.New(*name, m, agent.WithSystemPrompt(*system), agent.WithLogger(logger))
+	tk, err := toolkitFor(*tools, m)
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitUsage
+	}
+	a, err := agent.New(*name, m, agent.WithSystemPrompt(*system), agent.WithLogger(logger), agent.WithToolkit(tk))
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitFailure
@@ -221,4 +229,23 @@ func orUnknown(t event.ErrorType) string {
 		return string(event.ErrUnknown)
 	}
 	return fmt.Sprint(t)
+}
+
+// toolkitFor builds the tools --tools names. The demo model gets the demo
+// tools unless told otherwise, so `run --model demo` shows a tool call.
+func toolkitFor(set string, m model.ChatModel) (*tool.Toolkit, error) {
+	if set == "" && m.Name() == demo.Name {
+		set = "demo"
+	}
+	switch set {
+	case "", "none":
+		return tool.NewToolkit(nil)
+	case "demo":
+		ts, err := demo.Tools(nil)
+		if err != nil {
+			return nil, err
+		}
+		return tool.NewToolkit(ts)
+	}
+	return nil, fmt.Errorf("unknown tool set %q (want demo or none)", set)
 }

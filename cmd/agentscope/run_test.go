@@ -14,9 +14,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/internal/fixture"
 	"github.com/agentscope-go/agentscope/internal/mockllm"
+	"github.com/agentscope-go/agentscope/message"
 )
 
 // chatServer answers every chat completion with the SSE body and records
@@ -221,4 +223,30 @@ func (w *cancelOnWrite) Write(p []byte) (int, error) {
 	n, err := w.Buffer.Write(p)
 	w.cancel()
 	return n, err
+}
+
+// TestRunDemo is the README's first command: the keyless demo model with
+// its tools, through the real agent loop; --json output folds back into
+// the reply.
+func TestRunDemo(t *testing.T) {
+	code, out, errOut := runIn(t, "", "run", "--model", "demo", "What is 12*(3+4)?")
+	if code != 0 || !strings.Contains(out, "12*(3+4) = 84") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	code, out, errOut = runIn(t, "", "run", "--model", "demo", "--json", "What is 12*(3+4)?")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, folded, errOut := runIn(t, out, "fold")
+	if code != 0 || errOut != "" {
+		t.Fatalf("fold: exit %d: %s", code, errOut)
+	}
+	m := decodeMsg(t, folded)
+	if len(message.BlocksOf[*block.ToolResult](m)) != 1 || m.FinishedReason != event.ReplyCompleted {
+		t.Fatalf("folded reply: %s", folded)
+	}
+	code, _, errOut = runIn(t, "", "run", "--model", "demo", "--tools", "bogus", "hi")
+	if code != exitUsage || !strings.Contains(errOut, "unknown tool set") {
+		t.Fatalf("bad --tools: exit %d: %s", code, errOut)
+	}
 }

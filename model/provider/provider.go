@@ -112,6 +112,9 @@ func WithHTTPClient(c *http.Client) Option { return func(s *Spec) { s.HTTPClient
 // "@http://" or "@https://", so model names keep their own ':' and '@'.
 func Parse(uri string) (Spec, error) {
 	scheme, rest, ok := strings.Cut(strings.TrimSpace(uri), ":")
+	if m, hasDefault := defaultModels[strings.ToLower(scheme)]; !ok && hasDefault {
+		rest, ok = m, true
+	}
 	if !ok || scheme == "" || rest == "" {
 		return Spec{}, setupError(fmt.Errorf("%w %q: want provider:model, e.g. openai:gpt-4.1 or openai-compatible:qwen3@http://localhost:8000/v1", ErrBadURI, uri))
 	}

@@ -86,9 +86,11 @@ func BenchmarkW0(b *testing.B) {
 	runReplies(b, []scripted.Turn{textTurn(1)}, nil, nil)
 }
 
-// BenchmarkW1 is one reply streaming 1,000 text chunks.
+// BenchmarkW1 is one reply streaming 1,000 text chunks; ns/chunk divides
+// the whole reply (fixed cost included) by the chunks.
 func BenchmarkW1(b *testing.B) {
 	runReplies(b, []scripted.Turn{textTurn(1000)}, nil, nil)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/chunk")
 }
 
 // BenchmarkW2 is one tool call whose arguments arrive in 10 fragments, the
@@ -97,12 +99,17 @@ func BenchmarkW2(b *testing.B) {
 	runReplies(b, []scripted.Turn{toolTurn10(), textTurn(100)}, []tool.Tool{benchEcho(b)}, nil)
 }
 
-// BenchmarkW3 is W2 with 200 prior messages in the context.
+// BenchmarkW3 is W2 with 200 prior messages in the context (and, to show
+// the slope, 2,000).
 func BenchmarkW3(b *testing.B) {
-	prior := make([]*message.Msg, 0, 200)
-	for i := range 100 {
-		prior = append(prior, message.UserText("user", "question "+strconv.Itoa(i)))
-		prior = append(prior, message.AssistantText("Friday", "answer "+strconv.Itoa(i)))
+	for _, n := range []int{200, 2000} {
+		b.Run("history="+strconv.Itoa(n), func(b *testing.B) {
+			prior := make([]*message.Msg, 0, n)
+			for i := range n / 2 {
+				prior = append(prior, message.UserText("user", "question "+strconv.Itoa(i)))
+				prior = append(prior, message.AssistantText("Friday", "answer "+strconv.Itoa(i)))
+			}
+			runReplies(b, []scripted.Turn{toolTurn10(), textTurn(100)}, []tool.Tool{benchEcho(b)}, prior)
+		})
 	}
-	runReplies(b, []scripted.Turn{toolTurn10(), textTurn(100)}, []tool.Tool{benchEcho(b)}, prior)
 }

@@ -12,7 +12,10 @@ var (
 	hexIDRE   = regexp.MustCompile(`^[0-9a-f]{32}$`)
 	goldIDRE  = regexp.MustCompile(`^<id:(\d+)>$`)
 	timeRE    = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?`)
-	reprMarks = []string{": id='", " {'", "=<"}
+	// reprRE finds where a Python repr starts inside an error text: a
+	// pydantic model's "field=" list after ": ", a set or dict of strings,
+	// an enum member.
+	reprRE = regexp.MustCompile(`: [a-z_]+=|\{'|=<`)
 )
 
 // normalizer renumbers generated ids by first appearance and masks
@@ -265,13 +268,10 @@ func (c *comparer) compare(p []elem, got, want any) *Difference {
 }
 
 func reprStart(s string) int {
-	best := -1
-	for _, m := range reprMarks {
-		if i := strings.Index(s, m); i >= 0 && (best < 0 || i < best) {
-			best = i
-		}
+	if loc := reprRE.FindStringIndex(s); loc != nil {
+		return loc[0]
 	}
-	return best
+	return -1
 }
 
 func brief(v any) string {

@@ -163,6 +163,11 @@ func errorName(err error) (string, string) {
 	if errors.As(err, &se) {
 		return "RuntimeError", se.Err.Error()
 	}
+	if errors.Is(err, context.Canceled) {
+		// interruption_raise_cancelled_error: the reference re-raises the
+		// task's cancellation.
+		return "CancelledError", ""
+	}
 	return "RuntimeError", err.Error()
 }
 

@@ -9,9 +9,9 @@ import (
 )
 
 var (
-	hexIDRE   = regexp.MustCompile(`^[0-9a-f]{32}$`)
-	goldIDRE  = regexp.MustCompile(`^<id:(\d+)>$`)
-	timeRE    = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?`)
+	hexIDRE  = regexp.MustCompile(`^[0-9a-f]{32}$`)
+	goldIDRE = regexp.MustCompile(`^<id:(\d+)>$`)
+	timeRE   = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?`)
 	// reprRE finds where a Python repr starts inside an error text: a
 	// pydantic model's "field=" list after ": ", a set or dict of strings,
 	// an enum member.

@@ -2,7 +2,9 @@
 // subcommand per job. `agentscope help` lists them and `agentscope help
 // NAME` shows one's flags.
 //
-//	agentscope fold < events.jsonl   fold one reply's events into its Msg
+//	agentscope run --model URI PROMPT     one agent reply, streamed (demo, openai:…, anthropic:…, gemini:…, ollama:…)
+//	agentscope fold < events.jsonl       fold one reply's events into its Msg
+//	agentscope conformance PATH...       run golden conformance traces against the engine
 //
 // Each subcommand lives in its own file and registers itself from an init
 // function, so adding one never touches another's file:

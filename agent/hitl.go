@@ -135,7 +135,11 @@ func (r *run) handleIncoming(ev event.Event) bool {
 			if !r.outputEvents(r.out, res.ID, res.Output) {
 				return false
 			}
-			if !r.emit(&event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: res.ID, State: res.State, Base: event.Base{Metadata: cloneMap(res.Metadata)}}) {
+			st := res.State
+			if st == "" {
+				st = block.ResultRunning // the block's default, as stored
+			}
+			if !r.emit(&event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: res.ID, State: st, Base: event.Base{Metadata: cloneMap(res.Metadata)}}) {
 				return false
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"maps"
+	"time"
 
 	"github.com/agentscope-go/agentscope/agent/coop"
 	"github.com/agentscope-go/agentscope/block"
@@ -217,6 +218,13 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 	a := r.a
 	if w != nil {
 		t = lockstepTool{t}
+	} else {
+		// A cancellation lands where the tool waits (or shortly after it
+		// was requested, for a tool that blocks without telling), not before
+		// a tool that runs straight through; in a batch the batch does this.
+		var stop context.CancelFunc
+		ctx, stop = coop.DeferCancel(ctx, a.preemptPeriod())
+		defer stop()
 	}
 	if t.Flags().StateInjected {
 		ctx = tool.WithState(ctx, a.st)
@@ -264,4 +272,11 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 		return callInterrupted, nil
 	}
 	return callDone, nil
+}
+
+func (a *Agent) preemptPeriod() time.Duration {
+	if a.preempt > 0 {
+		return a.preempt
+	}
+	return coop.DefaultPreempt
 }

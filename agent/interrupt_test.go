@@ -270,3 +270,23 @@ func TestBusy(t *testing.T) {
 		}
 	}
 }
+
+// A cancellation requested while an instant tool is about to run lands at
+// the next suspension point (here a pause in the model stream), as in the
+// reference: the tool's result is a success.
+func TestCancellationLandsAtTheNextSuspension(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	echo := makeTool(t, toolSpec{name: "echo"})
+	a, _ := newAgent(t, []scripted.Turn{
+		scripted.Reply(scripted.ToolCall("c1", "echo", `{"input": "x"}`)),
+		scripted.Stream(scripted.Text("partial"), scripted.Pause(time.Hour), scripted.Text("never")),
+	}, []tool.Tool{echo})
+	r := cancelAfter(t, a, user("go"), func(e event.Event) bool {
+		s, ok := e.(*event.ToolResultStart)
+		return ok && s.ToolCallID == "c1"
+	})
+	want := "RESULT_START(c1) RESULT_DELTA(c1:echo: x) RESULT_END(c1:success) MODEL_CALL_START TEXT_BLOCK_START TEXT_DELTA(partial) TEXT_BLOCK_END MODEL_CALL_END(interrupted) REPLY_END(interrupted)"
+	if !strings.HasSuffix(r.kinds(), want) {
+		t.Fatalf("events\n%s\nwant suffix\n%s", r.kinds(), want)
+	}
+}

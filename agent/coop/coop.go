@@ -194,6 +194,10 @@ func Lockstep[C any](ctx context.Context, seq iter.Seq2[C, error]) iter.Seq2[C, 
 // the call's turn passes to its siblings while it sleeps; Sleep(ctx, 0)
 // just lets every ready sibling run first, like asyncio.sleep(0).
 func Sleep(ctx context.Context, d time.Duration) error {
+	df, _ := ctx.Value(deferKey{}).(*deferred)
+	if df != nil && df.parent.Err() != nil {
+		df.cancel() // a deferred cancellation lands here
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -203,14 +207,60 @@ func Sleep(ctx context.Context, d time.Duration) error {
 		defer s.g.resume(s)
 	}
 	if d > 0 {
+		var parentDone <-chan struct{}
+		if df != nil {
+			parentDone = df.parent.Done()
+		}
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
+		case <-parentDone:
+			df.cancel()
 		}
 		t.Stop()
 	}
 	return ctx.Err()
+}
+
+type deferKey struct{}
+
+// deferred is a context whose cancellation waits for the next suspension.
+type deferred struct {
+	parent  context.Context
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	timer   *time.Timer
+	stopped bool
+}
+
+// DeferCancel returns a context that is not cancelled the moment parent
+// is, but at the next point where its holder waits: a Sleep or Block under
+// it, or grace after parent was cancelled for code that blocks without
+// telling. This is how the reference's cancellation behaves (it lands at
+// the next await that really suspends): a tool already running to
+// completion without waiting is not cut short. stop releases the context;
+// call it when done.
+func DeferCancel(parent context.Context, grace time.Duration) (ctx context.Context, stop context.CancelFunc) {
+	c, cancel := context.WithCancel(context.WithoutCancel(parent))
+	d := &deferred{parent: parent, cancel: cancel}
+	stopWatch := context.AfterFunc(parent, func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if !d.stopped {
+			d.timer = time.AfterFunc(grace, cancel)
+		}
+	})
+	return context.WithValue(c, deferKey{}, d), func() {
+		stopWatch()
+		d.mu.Lock()
+		d.stopped = true
+		if d.timer != nil {
+			d.timer.Stop()
+		}
+		d.mu.Unlock()
+		cancel()
+	}
 }
 
 // Block marks the start of a wait the scheduler cannot see (a channel
@@ -221,6 +271,9 @@ func Sleep(ctx context.Context, d time.Duration) error {
 //	v := <-ch
 //	done()
 func Block(ctx context.Context) (done func()) {
+	if df, _ := ctx.Value(deferKey{}).(*deferred); df != nil && df.parent.Err() != nil {
+		df.cancel()
+	}
 	s, _ := ctx.Value(slotKey{}).(*slot)
 	if s == nil {
 		return func() {}

@@ -255,3 +255,44 @@ func TestBlockPassesTheTurn(t *testing.T) {
 		t.Fatalf("got %v\nwant %v", got, want)
 	}
 }
+
+// A deferred cancellation lands at the next Sleep (even a zero one), or
+// after the grace period for code that never waits.
+func TestDeferCancel(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	parent, cancel := context.WithCancel(context.Background())
+	ctx, stop := DeferCancel(parent, time.Hour)
+	cancel()
+	if ctx.Err() != nil {
+		t.Fatal("cancelled before the holder waited")
+	}
+	if err := Sleep(ctx, 0); !errors.Is(err, context.Canceled) || ctx.Err() == nil {
+		t.Fatalf("Sleep: %v", err)
+	}
+	stop()
+
+	parent, cancel = context.WithCancel(context.Background())
+	ctx, stop = DeferCancel(parent, time.Hour)
+	time.AfterFunc(10*time.Millisecond, cancel)
+	start := time.Now()
+	if err := Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) || time.Since(start) > time.Second {
+		t.Fatalf("Sleep during cancel: %v after %v", err, time.Since(start))
+	}
+	stop()
+
+	parent, cancel = context.WithCancel(context.Background())
+	ctx, stop = DeferCancel(parent, 20*time.Millisecond)
+	cancel()
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("grace never expired")
+	}
+	stop()
+
+	// Stopped before the parent is cancelled: nothing is left behind.
+	parent, cancel = context.WithCancel(context.Background())
+	_, stop = DeferCancel(parent, time.Hour)
+	stop()
+	cancel()
+}

@@ -102,7 +102,7 @@ calls:
 			for chunk, err := range stream {
 				if err != nil {
 					switch {
-					case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+					case errors.Is(err, context.Canceled) || ctx.Err() != nil:
 						// The reference's model layer turns a cancellation
 						// into an interrupted response holding what arrived.
 						interrupted = true

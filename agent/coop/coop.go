@@ -170,6 +170,13 @@ func Lockstep[C any](ctx context.Context, seq iter.Seq2[C, error]) iter.Seq2[C, 
 	}
 	return func(yield func(C, error) bool) {
 		g := s.g
+		// A caller that stops consuming cancels ctx; wake the wait below.
+		stop := context.AfterFunc(ctx, func() {
+			g.mu.Lock()
+			g.cond.Broadcast()
+			g.mu.Unlock()
+		})
+		defer stop()
 		g.mu.Lock()
 		base := s.pulls
 		g.mu.Unlock()
@@ -180,7 +187,7 @@ func Lockstep[C any](ctx context.Context, seq iter.Seq2[C, error]) iter.Seq2[C, 
 			}
 			sent++
 			g.mu.Lock()
-			for s.pulls < base+sent && !s.done && !g.closed {
+			for s.pulls < base+sent && !s.done && !g.closed && ctx.Err() == nil {
 				g.cond.Wait()
 			}
 			g.mu.Unlock()

@@ -17,3 +17,18 @@ func TestCachedTimeAgreesWithAppendTime(t *testing.T) {
 		}
 	}
 }
+
+func TestIDNow(t *testing.T) {
+	before := time.Now().Add(-time.Second)
+	id, now := IDNow()
+	if len(id) != 32 || id[12] != '4' {
+		t.Fatalf("id %q", id)
+	}
+	ts, err := ParseTime(now)
+	if err != nil || ts.Before(before) || ts.After(time.Now().Add(time.Second)) {
+		t.Fatalf("now %q (%v)", now, err)
+	}
+	if id2, _ := IDNow(); id2 == id {
+		t.Fatal("ids repeat")
+	}
+}

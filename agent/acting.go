@@ -218,7 +218,7 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 	a := r.a
 	if w != nil {
 		t = lockstepTool{t}
-	} else {
+	} else if ctx.Done() != nil {
 		// A cancellation lands where the tool waits (or shortly after it
 		// was requested, for a tool that blocks without telling), not before
 		// a tool that runs straight through; in a batch the batch does this.

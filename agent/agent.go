@@ -35,10 +35,12 @@ type Agent struct {
 	inject  InjectionConfig
 	mws     middlewares
 	src     stamp.Source
-	log     *slog.Logger
-	runner  tool.Runner
-	preempt time.Duration
-	now     func() time.Time
+	// defaultSrc: src is stamp.Default, whose id and time come as a pair.
+	defaultSrc bool
+	log        *slog.Logger
+	runner     tool.Runner
+	preempt    time.Duration
+	now        func() time.Time
 
 	busy atomic.Bool
 	// endSeen is set when a REPLY_END leaves the outermost reply
@@ -95,7 +97,7 @@ func New(name string, m model.ChatModel, opts ...Option) (*Agent, error) {
 		name: name, prompt: c.systemPrompt, model: m, toolkit: c.toolkit, st: c.state,
 		engine: permission.NewEngine(c.state.Permission),
 		react:  c.react, modelC: c.modelCfg, ctxCfg: c.context, inject: c.injection,
-		mws: mws, src: c.src, log: c.logger, preempt: c.preempt, now: c.now,
+		mws: mws, src: c.src, defaultSrc: c.src == stamp.Default, log: c.logger, preempt: c.preempt, now: c.now,
 		runner: tool.Runner{Middlewares: c.toolMWs, Stamp: c.src, Grace: c.grace, Logger: c.logger},
 	}
 	return a, nil

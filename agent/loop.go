@@ -120,7 +120,12 @@ func (r *run) reply(in ReplyInput) {
 		}
 		r.replyID = st.Reply.ReplyID
 		r.res.ReplyID = r.replyID
-		if err := r.mountStructured(); err != nil {
+		so, err := r.structuredTool(st.Reply.StructuredSchema)
+		if err != nil {
+			r.fail(err)
+			return
+		}
+		if err := r.mount(so); err != nil {
 			r.fail(err)
 			return
 		}
@@ -128,19 +133,27 @@ func (r *run) reply(in ReplyInput) {
 			return
 		}
 	} else {
+		// Everything that can reject the input is checked before the state
+		// changes.
 		for _, m := range msgs {
 			if err := checkInputMsg(m); err != nil {
 				r.fail(err)
 				return
 			}
 		}
+		schema := compactSchema(in.StructuredSchema)
+		so, err := r.structuredTool(schema)
+		if err != nil {
+			r.fail(inputErr("Invalid structured schema: %v", err))
+			return
+		}
 		for _, m := range msgs {
 			st.Context = append(st.Context, m.Clone())
 		}
-		st.Reply = state.ReplyContext{ReplyID: a.src.NewID(), StructuredSchema: compactSchema(in.StructuredSchema)}
+		st.Reply = state.ReplyContext{ReplyID: a.src.NewID(), StructuredSchema: schema}
 		r.replyID = st.Reply.ReplyID
 		r.res.ReplyID = r.replyID
-		if err := r.mountStructured(); err != nil {
+		if err := r.mount(so); err != nil {
 			r.fail(err)
 			return
 		}
@@ -159,25 +172,29 @@ func compactSchema(s json.RawMessage) json.RawMessage {
 	return append(json.RawMessage(nil), s...)
 }
 
-// mountStructured replaces any structured-output tool with a fresh one for
-// the (possibly resumed) reply's schema.
-func (r *run) mountStructured() error {
-	a := r.a
-	a.toolkit.Remove(tool.StructuredOutputName)
-	schema := a.st.Reply.StructuredSchema
+// structuredTool builds the structured-output tool for schema (nil for no
+// schema); it stores the output in the reply context.
+func (r *run) structuredTool(schema json.RawMessage) (tool.Tool, error) {
 	if len(schema) == 0 {
-		return nil
+		return nil, nil
 	}
-	so, err := tool.NewStructuredOutput(schema, func(_ context.Context, out map[string]any) error {
+	a := r.a
+	return tool.NewStructuredOutput(schema, func(_ context.Context, out map[string]any) error {
 		a.soMu.Lock()
 		a.st.Reply.StructuredOutput = out
 		a.soMu.Unlock()
 		return nil
 	})
-	if err != nil {
-		return err
+}
+
+// mount replaces any structured-output tool of the toolkit with so (none
+// for a reply without a schema).
+func (r *run) mount(so tool.Tool) error {
+	r.a.toolkit.Remove(tool.StructuredOutputName)
+	if so == nil {
+		return nil
 	}
-	return a.toolkit.Add(tool.BasicGroup, so)
+	return r.a.toolkit.Add(tool.BasicGroup, so)
 }
 
 func (r *run) decideInput(haveFinal bool) decideInput {

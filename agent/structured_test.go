@@ -1,7 +1,9 @@
 package agent_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -126,5 +128,18 @@ func TestStructuredSchemaSurvivesRestart(t *testing.T) {
 	wantOut := map[string]any{"city": "Hangzhou", "note": "sunny", "unit": "celsius"}
 	if r.res.Outcome != agent.OutcomeCompleted || !reflect.DeepEqual(r.res.Msg.StructuredOutput, wantOut) {
 		t.Fatalf("outcome %s output %v (%s)", r.res.Outcome, r.res.Msg.StructuredOutput, r.kinds())
+	}
+}
+
+// An unusable schema is an input error, with the state unchanged.
+func TestInvalidSchemaRejected(t *testing.T) {
+	a, _ := newAgent(t, []scripted.Turn{structuredCall}, nil)
+	before, _ := json.Marshal(a.State())
+	r := reply(t, context.Background(), a, user("x"), schema(`{"type": "array"}`))
+	if !errors.Is(r.err, agent.ErrInvalidInput) || len(r.events) != 0 {
+		t.Fatalf("err %v, %d events", r.err, len(r.events))
+	}
+	if after, _ := json.Marshal(a.State()); string(after) != string(before) {
+		t.Fatal("state changed")
 	}
 }

@@ -5,49 +5,49 @@ import (
 	"github.com/agentscope-go/agentscope/message"
 )
 
-// ActionKind is what the loop does next.
-type ActionKind uint8
+// actionKind is what the loop does next.
+type actionKind uint8
 
-// Action kinds.
+// action kinds.
 const (
-	ActReason ActionKind = iota + 1 // call the model
-	ActAct                          // run tool calls
-	ActExit                         // leave the loop
+	actReason actionKind = iota + 1 // call the model
+	actAct                          // run tool calls
+	actExit                         // leave the loop
 )
 
-// ExitKind says why the loop exits.
-type ExitKind uint8
+// exitKind says why the loop exits.
+type exitKind uint8
 
 // Exit kinds, in the order of the reference's decision table.
 const (
-	ExitNone       ExitKind = iota
-	ExitParked              // row 2: waiting for a human or an external result; no REPLY_END
-	ExitStructured          // row 3: the structured output is there
-	ExitGraceSpent          // row 4: structured output still missing after the grace rounds
-	ExitFinal               // row 7: the last reasoning produced a final answer
-	ExitMaxIters            // row 8: out of rounds
+	exitNone       exitKind = iota
+	exitParked              // row 2: waiting for a human or an external result; no REPLY_END
+	exitStructured          // row 3: the structured output is there
+	exitGraceSpent          // row 4: structured output still missing after the grace rounds
+	exitFinal               // row 7: the last reasoning produced a final answer
+	exitMaxIters            // row 8: out of rounds
 )
 
-// HintKind is the structured-output reminder a reasoning step adds.
-type HintKind uint8
+// hintKind is the structured-output reminder a reasoning step adds.
+type hintKind uint8
 
 // Hint kinds.
 const (
-	HintNone         HintKind = iota
-	HintStructured            // row 6: "Call it when you are ready…"
-	HintStructForced          // row 5: "…call this tool at once…" with the tool choice forced
+	hintNone         hintKind = iota
+	hintStructured            // row 6: "Call it when you are ready…"
+	hintStructForced          // row 5: "…call this tool at once…" with the tool choice forced
 )
 
-// Action is decide's verdict.
-type Action struct {
-	Kind ActionKind
-	// Calls are the executable tool calls, in content order (ActAct).
+// action is decide's verdict.
+type action struct {
+	Kind actionKind
+	// Calls are the executable tool calls, in content order (actAct).
 	Calls []*block.ToolCall
 	// Hint is the structured-output reminder to add before reasoning.
-	Hint HintKind
+	Hint hintKind
 	// ForceStructured forces the tool choice to GenerateStructuredOutput.
 	ForceStructured bool
-	Exit            ExitKind
+	Exit            exitKind
 }
 
 // decideInput is the part of the state decide reads.
@@ -77,7 +77,7 @@ type decideInput struct {
 //  7. a final answer → exit completed
 //  8. cur_iter ≥ max_iters → exit exceeded
 //  9. reason
-func decide(in decideInput) Action {
+func decide(in decideInput) action {
 	var last *message.Msg
 	if t := in.Tail; t != nil && t.Role == message.RoleAssistant && t.Name == in.Name {
 		last = t
@@ -111,21 +111,21 @@ func decide(in decideInput) Action {
 	}
 	switch {
 	case len(executable) > 0:
-		return Action{Kind: ActAct, Calls: executable}
+		return action{Kind: actAct, Calls: executable}
 	case len(awaiting) > 0:
-		return Action{Kind: ActExit, Exit: ExitParked}
+		return action{Kind: actExit, Exit: exitParked}
 	case in.SchemaRequired && in.OutputReady:
-		return Action{Kind: ActExit, Exit: ExitStructured}
+		return action{Kind: actExit, Exit: exitStructured}
 	case in.SchemaRequired && in.CurIter >= in.MaxIters+in.Grace:
-		return Action{Kind: ActExit, Exit: ExitGraceSpent}
+		return action{Kind: actExit, Exit: exitGraceSpent}
 	case in.SchemaRequired && in.CurIter >= in.MaxIters:
-		return Action{Kind: ActReason, Hint: HintStructForced, ForceStructured: true}
+		return action{Kind: actReason, Hint: hintStructForced, ForceStructured: true}
 	case in.SchemaRequired:
-		return Action{Kind: ActReason, Hint: HintStructured}
+		return action{Kind: actReason, Hint: hintStructured}
 	case in.HaveFinal:
-		return Action{Kind: ActExit, Exit: ExitFinal}
+		return action{Kind: actExit, Exit: exitFinal}
 	case in.CurIter >= in.MaxIters:
-		return Action{Kind: ActExit, Exit: ExitMaxIters}
+		return action{Kind: actExit, Exit: exitMaxIters}
 	}
-	return Action{Kind: ActReason}
+	return action{Kind: actReason}
 }

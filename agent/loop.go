@@ -218,8 +218,8 @@ func (r *run) loop() {
 	for {
 		act := decide(r.decideInput(final != nil))
 		switch act.Kind {
-		case ActExit:
-			if act.Exit == ExitParked {
+		case actExit:
+			if act.Exit == exitParked {
 				r.park()
 				return
 			}
@@ -242,9 +242,9 @@ func (r *run) loop() {
 			progress, final = false, nil
 			continue
 
-		case ActReason:
+		case actReason:
 			progress, final = true, nil
-			if act.Hint != HintNone {
+			if act.Hint != hintNone {
 				st.AppendContext(a.src, a.name, r.structuredHint(act.Hint))
 			}
 			if !r.injectRuntimeState() {
@@ -264,7 +264,7 @@ func (r *run) loop() {
 			}
 			final = cand
 
-		case ActAct:
+		case actAct:
 			progress = true
 			interrupted, ok := r.acting(act.Calls)
 			if !ok {
@@ -282,9 +282,9 @@ func (r *run) loop() {
 	}
 }
 
-func (r *run) structuredHint(k HintKind) *block.Hint {
+func (r *run) structuredHint(k hintKind) *block.Hint {
 	suffix := structuredNormal
-	if k == HintStructForced {
+	if k == hintStructForced {
 		suffix = structuredForced
 	}
 	h := &block.Hint{
@@ -296,24 +296,24 @@ func (r *run) structuredHint(k HintKind) *block.Hint {
 }
 
 // exit builds the exit message and events of rows 3, 4, 7 and 8.
-func (r *run) exit(k ExitKind, final *message.Msg) (*message.Msg, []event.Event) {
+func (r *run) exit(k exitKind, final *message.Msg) (*message.Msg, []event.Event) {
 	a, st := r.a, r.a.st
 	end := func(reason event.ReplyReason) *event.ReplyEnd {
 		return &event.ReplyEnd{SessionID: st.SessionID, ReplyID: r.replyID, FinishedReason: reason}
 	}
 	switch k {
-	case ExitStructured:
+	case exitStructured:
 		a.soMu.Lock()
 		out := cloneMap(st.Reply.StructuredOutput)
 		a.soMu.Unlock()
 		r.res.Outcome = OutcomeCompleted
 		m := r.newMsg(StructuredDoneText, message.WithFinishedReason(event.ReplyCompleted), message.WithStructuredOutput(out))
 		return m, []event.Event{end(event.ReplyCompleted)}
-	case ExitFinal:
+	case exitFinal:
 		r.res.Outcome = OutcomeCompleted
 		return final, []event.Event{end(event.ReplyCompleted)}
-	default: // ExitGraceSpent, ExitMaxIters
-		if k == ExitMaxIters {
+	default: // exitGraceSpent, exitMaxIters
+		if k == exitMaxIters {
 			a.log.Warn("Agent " + a.name + " exceeds the max iteration numbers " + itoa(a.react.MaxIters) + ". Stop the react loop.")
 		}
 		r.res.Outcome = OutcomeExceededMaxIters

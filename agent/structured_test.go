@@ -32,7 +32,10 @@ func TestStructuredReply(t *testing.T) {
 	expectKinds(t, r, `REPLY_START MODEL_CALL_START TOOL_CALL_START(structured_call_1) TOOL_CALL_DELTA(structured_call_1) TOOL_CALL_END(structured_call_1)
 		MODEL_CALL_END RESULT_START(structured_call_1) RESULT_DELTA(structured_call_1:Structured output generated successfully.)
 		RESULT_END(structured_call_1:success) REPLY_END(completed)`)
-	want := map[string]any{"city": "Hangzhou", "temperature": 25.0}
+	want := map[string]any{"city": "Hangzhou", "temperature": json.Number("25.0")}
+	if got := string(r.res.Msg.AppendJSON(nil)); !strings.Contains(got, `"structured_output":{"city":"Hangzhou","temperature":25.0}`) {
+		t.Fatalf("structured output on the wire: %s", got)
+	}
 	if !reflect.DeepEqual(r.res.Msg.StructuredOutput, want) || contextShape(r.res.Msg) != "text "+agent.StructuredDoneText ||
 		r.res.Msg.FinishedReason != event.ReplyCompleted || r.res.Outcome != agent.OutcomeCompleted {
 		t.Fatalf("result %+v", r.res.Msg)

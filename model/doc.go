@@ -8,8 +8,10 @@
 // (the provider's block index, item id or tool-call id), so the consumer can
 // open, grow and close blocks as they arrive. An error yielded before the
 // first chunk means the call failed (the agent may retry or fall back); an
-// error after it ends the stream. Cancelling ctx ends the stream early; the
-// consumer, not the model, decides that the call was interrupted.
+// error after it ends the stream. Cancelling ctx ends the stream early, and
+// a stream cut short that way must end by yielding an error that wraps
+// ctx.Err(): a stream that simply stops is a finished response, so the
+// consumer can always tell an interrupted call from a short answer.
 //
 // Provider adapters live in sub-packages (model/openai, model/anthropic,
 // model/gemini, model/ollama); model/scripted plays scripted turns for tests

@@ -98,7 +98,8 @@ func (s *structuredOutput) Call(ctx context.Context, input map[string]any) iter.
 			filled = pyjson.Value{Kind: pyjson.Object}
 		}
 		pyschema.FillDefaults(s.v.tree, &filled)
-		output, _ := filled.Any().(map[string]any)
+		// Numbers stay literals: an integer field must not come back as 3.0.
+		output, _ := filled.JSONAny().(map[string]any)
 		if output == nil {
 			output = map[string]any{}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/agentscope-go/agentscope/internal/wire"
 	"reflect"
 	"strings"
 	"testing"
@@ -93,8 +94,14 @@ func TestStructuredOutputFailures(t *testing.T) {
 	var stored map[string]any
 	ok := must(t)(tool.NewStructuredOutput(nested, func(_ context.Context, out map[string]any) error { stored = out; return nil }))
 	res = (&tool.Runner{}).Collect(context.Background(), "c", ok, map[string]any{"items": []any{map[string]any{}}})
-	if res.State != block.ResultSuccess || !reflect.DeepEqual(stored["items"], []any{map[string]any{"n": float64(1)}}) {
+	if res.State != block.ResultSuccess || !reflect.DeepEqual(stored["items"], []any{map[string]any{"n": json.Number("1")}}) {
 		t.Fatalf("%s %v", res.AppendJSON(nil), stored)
+	}
+	// Integers stay integers on the wire (a float64 would be written 1.0).
+	ints := must(t)(tool.NewStructuredOutput(nested, func(_ context.Context, out map[string]any) error { stored = out; return nil }))
+	(&tool.Runner{}).Collect(context.Background(), "c", ints, map[string]any{"items": []any{map[string]any{"n": float64(3)}}, "name": "ab"})
+	if got := string(wire.AppendObject(nil, stored)); got != `{"items":[{"n":3}],"name":"ab"}` {
+		t.Fatalf("stored output written as %s", got)
 	}
 	// A store failure is the error result.
 	failing := must(t)(tool.NewStructuredOutput(nested, func(context.Context, map[string]any) error { return errors.New("state is gone") }))

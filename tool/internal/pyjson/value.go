@@ -1,6 +1,7 @@
 package pyjson
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
@@ -150,6 +151,33 @@ func (v Value) Any() any {
 		return out
 	}
 	return nil
+}
+
+// JSONAny is Any with numbers kept as json.Number literals, so that an
+// integer stays an integer when the value is written out again (Any's
+// float64 would come back as 3.0 in Python's style). Non-finite numbers
+// become float64, since JSON has no literal for them.
+func (v Value) JSONAny() any {
+	switch v.Kind {
+	case Int, Float:
+		if f := v.Float64(); math.IsNaN(f) || math.IsInf(f, 0) {
+			return f
+		}
+		return json.Number(v.Str)
+	case Array:
+		out := make([]any, len(v.Items))
+		for i, it := range v.Items {
+			out[i] = it.JSONAny()
+		}
+		return out
+	case Object:
+		out := make(map[string]any, len(v.Keys))
+		for i, k := range v.Keys {
+			out[k] = v.Items[i].JSONAny()
+		}
+		return out
+	}
+	return v.Any()
 }
 
 // FromAny converts a decoded Go value (as encoding/json produces, plus

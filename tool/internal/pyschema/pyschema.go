@@ -820,6 +820,8 @@ func All(schema, instance pyjson.Value) []Detail {
 // gives a "default" for, before descending, the way the usual jsonschema
 // "extend with default" validator does; it follows $ref, allOf and array
 // items. inst is modified in place.
+//
+// It also writes a whole number under a "number" schema as a float.
 func FillDefaults(schema pyjson.Value, inst *pyjson.Value) {
 	v := validator{root: schema, re: map[string]*regexp.Regexp{}}
 	v.fill(schema, inst, 0)
@@ -832,6 +834,13 @@ func (v *validator) fill(schema pyjson.Value, inst *pyjson.Value, refDepth int) 
 	for i, k := range schema.Keys {
 		kv := schema.Items[i]
 		switch k {
+		case "type":
+			// A whole number under a "number" schema is a float, as
+			// pydantic's float fields dump it (25 → 25.0); integers stay
+			// integers.
+			if inst.Kind == pyjson.Int && kv.Kind == pyjson.String && kv.Str == "number" {
+				inst.Kind, inst.Str = pyjson.Float, inst.Str+".0"
+			}
 		case "$ref":
 			if kv.Kind == pyjson.String {
 				if target, ok := v.resolve(kv.Str); ok {

@@ -153,6 +153,7 @@ func TestCancelWhileStreaming(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	a := newAgent(t, demo.WithDelay(time.Hour))
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var last event.Event
 	for ev, err := range a.Stream(ctx, message.UserText("user", "hello")) {
 		if err != nil {

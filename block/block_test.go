@@ -389,3 +389,90 @@ func TestListHelpers(t *testing.T) {
 		t.Fatal("object accepted as a list")
 	}
 }
+
+// A value copied back over a block (restoring a snapshot) must not append
+// into bytes that a string or slice handed out in between still holds:
+// Go strings are immutable, and the field's earlier value may sit in an
+// event or another message.
+func TestGrowersAfterSnapshotRestore(t *testing.T) {
+	tx := block.NewText("hello")
+	tx.AppendText("!")
+	savedText := *tx
+	tx.AppendText("abc")
+	keepText := tx.Text
+	*tx = savedText
+	tx.AppendText("XYZ")
+	if keepText != "hello!abc" || tx.Text != "hello!XYZ" {
+		t.Errorf("text: kept %q, now %q", keepText, tx.Text)
+	}
+
+	th := block.NewThinking("")
+	th.AppendThinking("hmm")
+	savedThinking := *th
+	th.AppendThinking(" yes")
+	keepThinking := th.Thinking
+	*th = savedThinking
+	th.AppendThinking(" no!")
+	if keepThinking != "hmm yes" || th.Thinking != "hmm no!" {
+		t.Errorf("thinking: kept %q, now %q", keepThinking, th.Thinking)
+	}
+
+	call := &block.ToolCall{ID: "c1", Name: "f"}
+	call.AppendInput(`{"a":`)
+	savedCall := *call
+	call.AppendInput(`1}`)
+	keepInput := call.Input
+	*call = savedCall
+	call.AppendInput(`2}`)
+	if keepInput != `{"a":1}` || call.Input != `{"a":2}` {
+		t.Errorf("input: kept %q, now %q", keepInput, call.Input)
+	}
+
+	src := block.NewBase64("x/y", "")
+	must(t, src.AppendBase64("AAAA"))
+	savedSrc := *src
+	must(t, src.AppendBase64("AQID"))
+	keepBytes, err := src.Bytes()
+	must(t, err)
+	*src = savedSrc
+	must(t, src.AppendBase64("BAUG"))
+	now, _ := src.Bytes()
+	if string(keepBytes) != "\x00\x00\x00\x01\x02\x03" || string(now) != "\x00\x00\x00\x04\x05\x06" {
+		t.Errorf("base64: kept %v, now %v", keepBytes, now)
+	}
+}
+
+// Value copies may grow on different goroutines (run with -race).
+func TestGrowerCopiesOnGoroutines(t *testing.T) {
+	a := block.NewText("x")
+	a.AppendText("y")
+	s := block.NewBase64("x/y", "")
+	must(t, s.AppendBase64("AAAA"))
+	texts := []block.Text{*a, *a, *a, *a}
+	srcs := []block.Base64{*s, *s, *s, *s}
+	done := make(chan struct{})
+	for i := range texts {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 100 {
+				texts[i].AppendText(string(rune('a' + i)))
+				if err := srcs[i].AppendBase64("AQID"); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	for range texts {
+		<-done
+	}
+	for i := range texts {
+		want := "xy" + strings.Repeat(string(rune('a'+i)), 100)
+		if texts[i].Text != want {
+			t.Errorf("copy %d: %q", i, texts[i].Text)
+		}
+		got, _ := srcs[i].Bytes()
+		if len(got) != 3+300 || string(got[3:6]) != "\x01\x02\x03" || string(got[len(got)-3:]) != "\x01\x02\x03" {
+			t.Errorf("source %d: %d bytes", i, len(got))
+		}
+	}
+}

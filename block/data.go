@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/agentscope-go/agentscope/internal/wire"
@@ -31,7 +32,19 @@ type Base64 struct {
 	enc       string // the encoded form as given; valid when !decoded
 	raw       []byte // the decoded bytes; valid when decoded
 	decoded   bool
-	owner     *Base64 // who may append into raw's spare capacity
+	// tail is shared by every value copy and records how much of raw's
+	// array is taken; an append claims its bytes by moving tail from its
+	// own length, so a copy that is behind (taken earlier, or copied back
+	// over the source) re-copies instead of overwriting bytes that a
+	// longer copy or a slice from Bytes still holds. nil: raw is not ours
+	// to append into.
+	tail *atomic.Int64
+}
+
+func newTail(n int) *atomic.Int64 {
+	t := new(atomic.Int64)
+	t.Store(int64(n))
+	return t
 }
 
 // NewBase64 returns a source holding already-encoded data (standard
@@ -77,7 +90,7 @@ func (s *Base64) decode() error {
 	if err != nil {
 		return err
 	}
-	s.raw, s.decoded, s.enc, s.owner = raw, true, "", s
+	s.raw, s.decoded, s.enc, s.tail = raw, true, "", newTail(len(raw))
 	return nil
 }
 
@@ -100,16 +113,20 @@ func (s *Base64) AppendBase64(chunk string) error {
 		return err
 	}
 	need := base64.StdEncoding.DecodedLen(len(chunk))
-	if s.owner != s || cap(s.raw)-len(s.raw) < need {
-		// Copied by value (take a private array before appending) or full.
+	n := int64(len(s.raw))
+	if s.tail == nil || cap(s.raw)-len(s.raw) < need || !s.tail.CompareAndSwap(n, n+int64(need)) {
+		// Not ours, behind another copy, or full: take a private array.
 		// Doubling keeps a block that grows by thousands of deltas at a
 		// total copy cost below twice its size; append's own growth (1.25×
 		// for large slices) copies a 12 MB image about five times over.
 		grown := make([]byte, len(s.raw), max(2*cap(s.raw), len(s.raw)+need, 512))
 		copy(grown, s.raw)
-		s.raw, s.owner = grown, s
+		s.raw, s.tail = grown, newTail(len(s.raw)+need)
 	}
 	out, err := decodeBase64(s.raw, chunk)
+	// Padding makes the chunk decode to fewer bytes than claimed (or none,
+	// on error); give the rest back.
+	s.tail.Store(int64(len(out)))
 	if err != nil {
 		return err
 	}
@@ -121,8 +138,8 @@ func (s *Base64) cloneSource() Source {
 	c := *s
 	if s.decoded {
 		c.raw = append([]byte(nil), s.raw...)
+		c.tail = newTail(len(c.raw))
 	}
-	c.owner = &c
 	return &c
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"unsafe"
 
 	"github.com/agentscope-go/agentscope/internal/wire"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -30,7 +29,7 @@ func (b *Text) fill(src stamp.Source) {
 }
 
 // AppendText appends delta to the text in amortized O(1).
-func (b *Text) AppendText(delta string) { b.g.append(unsafe.Pointer(b), &b.Text, delta) }
+func (b *Text) AppendText(delta string) { b.g.append(&b.Text, delta) }
 
 func (b *Text) CloneBlock() Block {
 	c := *b
@@ -96,7 +95,7 @@ func (b *Thinking) fill(src stamp.Source) {
 
 // AppendThinking appends delta in amortized O(1).
 func (b *Thinking) AppendThinking(delta string) {
-	b.g.append(unsafe.Pointer(b), &b.Thinking, delta)
+	b.g.append(&b.Thinking, delta)
 }
 
 // Get returns the raw JSON of an extra key.

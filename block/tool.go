@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"unsafe"
 
 	"github.com/agentscope-go/agentscope/internal/wire"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -158,7 +157,7 @@ func (b *ToolCall) fill(src stamp.Source) {
 }
 
 // AppendInput appends an argument fragment in amortized O(1).
-func (b *ToolCall) AppendInput(delta string) { b.g.append(unsafe.Pointer(b), &b.Input, delta) }
+func (b *ToolCall) AppendInput(delta string) { b.g.append(&b.Input, delta) }
 
 func (b *ToolCall) CloneBlock() Block {
 	c := *b

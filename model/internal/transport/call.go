@@ -60,11 +60,11 @@ type Request struct {
 	Body     []byte // sent anew on every attempt
 }
 
-// Do sends req, retrying 429, 5xx and connection errors per policy, and
-// returns a 2xx response whose body the caller must close. Any other outcome
-// is a *model.Error. A ctx cancellation is returned as ctx.Err() wrapped in a
-// *model.Error of type connection, so callers can test errors.Is(err,
-// context.Canceled).
+// Do sends req, retrying 408, 409, 429, 5xx and connection errors per
+// policy, and returns a 2xx response whose body the caller must close. Any
+// other outcome is a *model.Error. A ctx cancellation is returned as
+// ctx.Err() wrapped in a *model.Error of type connection, so callers can
+// test errors.Is(err, context.Canceled).
 func Do(ctx context.Context, client *http.Client, req Request, p Policy) (*http.Response, error) {
 	p = p.withDefaults()
 	if client == nil {
@@ -95,7 +95,7 @@ func Do(ctx context.Context, client *http.Client, req Request, p Policy) (*http.
 		default:
 			merr = Classify(req.Provider, resp)
 		}
-		if !merr.Retryable() || attempt >= p.MaxRetries {
+		if !retryable(merr) || attempt >= p.MaxRetries {
 			return nil, merr
 		}
 		d := Backoff(p, attempt, merr.RetryAfter)
@@ -105,6 +105,14 @@ func Do(ctx context.Context, client *http.Client, req Request, p Policy) (*http.
 			return nil, &model.Error{Type: event.ErrConnection, Provider: req.Provider, Message: "call cancelled", Err: err}
 		}
 	}
+}
+
+// retryable adds 409 Conflict (a lock or concurrent-request clash on the
+// provider's side) to the retryable classes, as the OpenAI and Anthropic
+// SDKs do: its type stays invalid_request, since retrying it again later
+// (the agent's own loop) is not expected to help.
+func retryable(e *model.Error) bool {
+	return e.Retryable() || e.Status == http.StatusConflict
 }
 
 // Backoff returns the wait before retry number attempt+1: Retry-After when
@@ -139,6 +147,10 @@ func Classify(provider string, resp *http.Response) *model.Error {
 		e.Type = event.ErrPermission
 	case s == 429:
 		e.Type = event.ErrRateLimit
+	case s == 408:
+		// The server gave up waiting for the request: a timeout, retried
+		// like one.
+		e.Type = event.ErrConnection
 	case s == 400 || s == 404 || s == 409 || s == 413 || s == 422:
 		e.Type = event.ErrInvalidRequest
 	case s >= 500:

@@ -108,6 +108,11 @@ func TestDoClassifiesWithoutRetrying(t *testing.T) {
 		{400, event.ErrInvalidRequest, 1},
 		{500, event.ErrUpstream, 3},
 		{429, event.ErrRateLimit, 3},
+		// The SDKs' (and the spec's) retry set: 408 and 409 are the 4xx
+		// besides 429 worth another attempt.
+		{408, event.ErrConnection, 3},
+		{409, event.ErrInvalidRequest, 3},
+		{404, event.ErrInvalidRequest, 1},
 	}
 	for _, c := range cases {
 		var calls atomic.Int32

@@ -29,20 +29,31 @@ func init() {
 	})
 }
 
-// ollamaHost turns OLLAMA_HOST ("host", "host:port", "http://host:port")
-// into a base URL, as the ollama CLI reads it.
+// ollamaHost turns OLLAMA_HOST ("host", "host:port", "http://host:port",
+// "https://host/prefix") into a base URL, as the ollama clients read it:
+// 11434 is the default port of a bare host only; an explicit http or https
+// scheme brings its own (80, 443), and a path prefix is kept.
 func ollamaHost(h string) string {
-	h = strings.TrimSpace(h)
+	h = strings.TrimSpace(strings.Trim(strings.TrimSpace(h), `"'`))
 	if h == "" {
 		return ""
 	}
-	scheme := "http"
+	scheme, port := "http", "11434"
 	if s, rest, ok := strings.Cut(h, "://"); ok {
 		scheme, h = s, rest
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
 	}
-	h = strings.TrimRight(h, "/")
-	if _, _, err := net.SplitHostPort(h); err != nil {
-		h = net.JoinHostPort(strings.Trim(h, "[]"), "11434")
+	hostport, path, _ := strings.Cut(h, "/")
+	if _, _, err := net.SplitHostPort(hostport); err != nil {
+		hostport = net.JoinHostPort(strings.Trim(hostport, "[]"), port)
 	}
-	return scheme + "://" + h
+	if path = strings.Trim(path, "/"); path != "" {
+		return scheme + "://" + hostport + "/" + path
+	}
+	return scheme + "://" + hostport
 }

@@ -2,6 +2,8 @@ package provider_test
 
 import (
 	"errors"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -215,5 +217,41 @@ func TestOllamaOverHTTP(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 3 {
 		t.Errorf("%d requests", n)
+	}
+}
+
+// hostRecorder answers every request with a finished Ollama stream and
+// records the URL it was sent to, so OLLAMA_HOST values that name real
+// hosts can be checked without a network.
+type hostRecorder struct{ urls []string }
+
+func (h *hostRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	h.urls = append(h.urls, r.URL.String())
+	body := "{\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"done\":true}\n"
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/x-ndjson"}},
+		Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+// OLLAMA_HOST is read as the ollama clients read it: a scheme given
+// explicitly brings its own default port (80, 443), 11434 is only the
+// default for a bare host, and a path prefix (a reverse proxy) is kept.
+func TestOllamaHostDefaults(t *testing.T) {
+	for host, want := range map[string]string{
+		"https://ollama.example.com":        "https://ollama.example.com:443/api/chat",
+		"http://box":                        "http://box:80/api/chat",
+		"box":                               "http://box:11434/api/chat",
+		"box:1234":                          "http://box:1234/api/chat",
+		"http://box:1234/":                  "http://box:1234/api/chat",
+		"https://gw.example/ollama/":        "https://gw.example:443/ollama/api/chat",
+		"http://[::1]":                      "http://[::1]:80/api/chat",
+		"https://gw.example:8443/ollama/v2": "https://gw.example:8443/ollama/v2/api/chat",
+	} {
+		rec := &hostRecorder{}
+		if _, err := call(t, "ollama:qwen3", env("OLLAMA_HOST", host), provider.WithHTTPClient(&http.Client{Transport: rec})); err != nil {
+			t.Fatalf("%s: %v", host, err)
+		}
+		if len(rec.urls) != 1 || rec.urls[0] != want {
+			t.Errorf("OLLAMA_HOST=%s: called %v, want %s", host, rec.urls, want)
+		}
 	}
 }

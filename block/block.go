@@ -49,7 +49,36 @@ func Fill(b Block, src stamp.Source) {
 	if src == nil {
 		src = stamp.Default
 	}
-	b.fill(src)
+	fill(b, src)
+}
+
+// fill fills b unless it is nil (there is nothing to fill).
+func fill(b Block, src stamp.Source) {
+	if !IsNil(b) {
+		b.fill(src)
+	}
+}
+
+// IsNil reports whether b is nil or a nil pointer of one of the six block
+// types; a list holding one encodes it as null and clones it as nil.
+func IsNil(b Block) bool {
+	switch b := b.(type) {
+	case nil:
+		return true
+	case *Text:
+		return b == nil
+	case *Thinking:
+		return b == nil
+	case *Data:
+		return b == nil
+	case *Hint:
+		return b == nil
+	case *ToolCall:
+		return b == nil
+	case *ToolResult:
+		return b == nil
+	}
+	return false
 }
 
 // fillAbsent gives a decoded block the defaults pydantic gives a missing
@@ -150,19 +179,26 @@ func AppendList(dst []byte, bs []Block) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
+		if IsNil(b) {
+			dst = append(dst, "null"...)
+			continue
+		}
 		dst = b.AppendJSON(dst)
 	}
 	return append(dst, ']')
 }
 
-// CloneList deep-copies a block list (nil stays nil).
+// CloneList deep-copies a block list (nil stays nil, and so does a nil
+// element).
 func CloneList(bs []Block) []Block {
 	if bs == nil {
 		return nil
 	}
 	out := make([]Block, len(bs))
 	for i, b := range bs {
-		out[i] = b.CloneBlock()
+		if !IsNil(b) {
+			out[i] = b.CloneBlock()
+		}
 	}
 	return out
 }

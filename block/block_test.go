@@ -476,3 +476,31 @@ func TestGrowerCopiesOnGoroutines(t *testing.T) {
 		}
 	}
 }
+
+// A nil block in a list (untyped, or a nil pointer of a block type) is
+// written as null, cloned as nil and skipped by Fill, never a panic.
+func TestNilBlocksInLists(t *testing.T) {
+	var nilText *block.Text
+	list := []block.Block{nil, nilText, block.NewText("x")}
+	if got := string(block.AppendList(nil, list)); !strings.HasPrefix(got, `[null,null,{"type":"text"`) {
+		t.Fatalf("AppendList: %s", got)
+	}
+	c := block.CloneList(list)
+	if c[0] != nil || c[1] != nil || c[2].(*block.Text).Text != "x" {
+		t.Fatalf("CloneList: %#v", c)
+	}
+	for _, b := range []block.Block{
+		nil, nilText,
+		&block.ToolResult{ID: "c", Output: block.BlocksBody(nil, nilText)},
+		&block.Hint{Hint: block.BlocksBody(nil)},
+	} {
+		block.Fill(b, &stamp.Fixed{Time: "t"})
+	}
+	r := &block.ToolResult{ID: "c", Output: block.BlocksBody(nil)}
+	if got := string(r.CloneBlock().(*block.ToolResult).Output.AppendJSON(nil)); got != "[null]" {
+		t.Fatalf("output: %s", got)
+	}
+	if !block.IsNil(nilText) || !block.IsNil(nil) || block.IsNil(block.NewText("")) {
+		t.Fatal("IsNil")
+	}
+}

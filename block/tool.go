@@ -252,7 +252,7 @@ func (b *ToolResult) fill(src stamp.Source) {
 		b.State = ResultRunning
 	}
 	for _, c := range b.Output.Blocks {
-		c.fill(src)
+		fill(c, src)
 	}
 }
 
@@ -396,7 +396,7 @@ func (b *Hint) fill(src stamp.Source) {
 		b.FinishedAt = b.CreatedAt
 	}
 	for _, c := range b.Hint.Blocks {
-		c.fill(src)
+		fill(c, src)
 	}
 }
 

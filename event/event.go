@@ -209,6 +209,10 @@ func appendCalls(dst []byte, calls []*block.ToolCall) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
+		if c == nil {
+			dst = append(dst, "null"...)
+			continue
+		}
 		dst = c.AppendJSON(dst)
 	}
 	return append(dst, ']')

@@ -93,6 +93,10 @@ func appendResults(dst []byte, rs []*block.ToolResult) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
+		if r == nil {
+			dst = append(dst, "null"...)
+			continue
+		}
 		dst = r.AppendJSON(dst)
 	}
 	return append(dst, ']')

@@ -250,6 +250,9 @@ func (m *Msg) AppendEvent(e event.Event) error {
 		})
 	case *event.ExternalExecutionResult:
 		for _, r := range e.ExecutionResults {
+			if r == nil {
+				continue
+			}
 			if m.Find(block.KindToolResult, r.ID) != nil {
 				continue // already answered: the first result stands
 			}
@@ -323,7 +326,7 @@ type blockKey struct {
 
 func (x *foldIndex) find(content []Block, k block.Kind, id string) int {
 	if l := x.last - 1; l >= 0 && l < len(content) {
-		if b := content[l]; b.Kind() == k && b.BlockID() == id {
+		if b := content[l]; !block.IsNil(b) && b.Kind() == k && b.BlockID() == id {
 			return l
 		}
 	}
@@ -335,6 +338,9 @@ func (x *foldIndex) find(content []Block, k block.Kind, id string) int {
 		}
 		for ; x.n < len(content); x.n++ {
 			b := content[x.n]
+			if block.IsNil(b) {
+				continue
+			}
 			key := blockKey{b.Kind(), b.BlockID()}
 			if _, dup := x.pos[key]; !dup {
 				x.pos[key] = x.n
@@ -344,7 +350,7 @@ func (x *foldIndex) find(content []Block, k block.Kind, id string) int {
 		if !ok {
 			return -1
 		}
-		if i < len(content) && content[i].Kind() == k && content[i].BlockID() == id {
+		if i < len(content) && !block.IsNil(content[i]) && content[i].Kind() == k && content[i].BlockID() == id {
 			x.last = i + 1
 			return i
 		}

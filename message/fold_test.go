@@ -271,3 +271,52 @@ func TestFoldDuplicateIDsFirstWins(t *testing.T) {
 		t.Fatalf("%s", contentJSON(m))
 	}
 }
+
+// A nil block is a typed error from the constructors and Validate, and
+// everything else that walks Content (JSON, Clone, Find, folding, the
+// kind filters) steps over it instead of panicking.
+func TestNilBlocksInContent(t *testing.T) {
+	var nilCall *block.ToolCall
+	for _, content := range [][]message.Block{{nil}, {block.NewText("a"), nilCall}} {
+		for _, build := range []func(string, []message.Block, ...message.Option) (*message.Msg, error){
+			message.UserMsg, message.AssistantMsg, message.SystemMsg,
+		} {
+			if _, err := build("a", content); !errors.Is(err, message.ErrNilBlock) {
+				t.Errorf("constructor: got %v, want ErrNilBlock", err)
+			}
+		}
+	}
+	m := &message.Msg{Role: message.RoleAssistant, ID: "r", Content: []message.Block{nil, nilCall, &block.Text{ID: "t1", Text: "a"}}}
+	if err := m.Validate(); !errors.Is(err, message.ErrNilBlock) {
+		t.Errorf("Validate: %v", err)
+	}
+	if got := string(m.AppendJSON(nil)); !strings.Contains(got, `"content":[null,null,{"type":"text"`) {
+		t.Errorf("JSON: %s", got)
+	}
+	if c := m.Clone(); c.Content[0] != nil || c.Content[1] != nil || len(c.Content) != 3 {
+		t.Errorf("Clone: %#v", c.Content)
+	}
+	if m.Find(block.KindToolCall, "") != nil || !m.HasBlocks(block.KindText) || len(m.Blocks(block.KindText)) != 1 {
+		t.Error("Find/HasBlocks/Blocks")
+	}
+	if err := m.AppendEvent(&event.TextBlockDelta{ReplyID: "r", BlockID: "t1", Delta: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AppendEvent(&event.TextBlockDelta{ReplyID: "r", BlockID: "zz", Delta: "b"}); !errors.Is(err, message.ErrBlockNotFound) {
+		t.Errorf("missing block: %v", err)
+	}
+	if err := m.AppendEvent(&event.ExternalExecutionResult{ReplyID: "r", ExecutionResults: []*block.ToolResult{nil, {ID: "c1", Name: "f"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if m.Find(block.KindToolResult, "c1") == nil || m.Content[2].(*block.Text).Text != "ab" {
+		t.Errorf("content after folding: %s", m.AppendJSON(nil))
+	}
+	for _, e := range []event.Event{
+		&event.RequireUserConfirm{ReplyID: "r", ToolCalls: []*block.ToolCall{nil}},
+		&event.ExternalExecutionResult{ReplyID: "r", ExecutionResults: []*block.ToolResult{nil}},
+	} {
+		if got := string(event.Marshal(e)); !strings.Contains(got, `:[null]}`) {
+			t.Errorf("%s: %s", e.Type(), got)
+		}
+	}
+}

@@ -90,6 +90,9 @@ var ErrRoleContent = errors.New("block not allowed for role")
 // ErrRole is returned for a role other than user, assistant or system.
 var ErrRole = errors.New("invalid role")
 
+// ErrNilBlock is returned for a nil element of Content.
+var ErrNilBlock = errors.New("nil content block")
+
 // RoleError reports a block a role may not hold.
 type RoleError struct {
 	Role  Role
@@ -109,12 +112,13 @@ func (e *RoleError) Error() string {
 func (e *RoleError) Unwrap() error { return ErrRoleContent }
 
 // Validate checks the role rules: user messages hold only text and data
-// blocks, system messages only text blocks, assistant messages anything.
+// blocks, system messages only text blocks, assistant messages anything;
+// no message holds a nil block.
 func (m *Msg) Validate() error {
 	var ok func(block.Kind) bool
 	switch m.Role {
 	case RoleAssistant:
-		return nil
+		ok = func(block.Kind) bool { return true }
 	case RoleUser:
 		ok = func(k block.Kind) bool { return k == block.KindText || k == block.KindData }
 	case RoleSystem:
@@ -123,6 +127,9 @@ func (m *Msg) Validate() error {
 		return fmt.Errorf("%w %q", ErrRole, m.Role)
 	}
 	for i, b := range m.Content {
+		if block.IsNil(b) {
+			return fmt.Errorf("content[%d]: %w", i, ErrNilBlock)
+		}
 		if !ok(b.Kind()) {
 			return &RoleError{Role: m.Role, Index: i, Kind: b.Kind()}
 		}
@@ -274,6 +281,9 @@ func (m *Msg) HasBlocks(kinds ...block.Kind) bool {
 		return len(m.Content) > 0
 	}
 	for _, b := range m.Content {
+		if block.IsNil(b) {
+			continue
+		}
 		for _, k := range kinds {
 			if b.Kind() == k {
 				return true
@@ -291,6 +301,9 @@ func (m *Msg) Blocks(kinds ...block.Kind) []Block {
 	}
 	var out []Block
 	for _, b := range m.Content {
+		if block.IsNil(b) {
+			continue
+		}
 		for _, k := range kinds {
 			if b.Kind() == k {
 				out = append(out, b)

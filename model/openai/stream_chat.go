@@ -112,11 +112,11 @@ func (d *chatDecoder) decode(data []byte) (model.Chunk, bool, error) {
 		if ch.Index != 0 {
 			continue // n>1 is not supported: only the first choice is read
 		}
-		delta := &ch.Delta
+		delta, whole := &ch.Delta, false
 		if ch.Message != nil {
-			delta = ch.Message
+			delta, whole = ch.Message, true
 		}
-		if err := d.delta(delta); err != nil {
+		if err := d.delta(delta, whole); err != nil {
 			return model.Chunk{}, false, err
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
@@ -130,7 +130,9 @@ func (d *chatDecoder) decode(data []byte) (model.Chunk, bool, error) {
 	return out, len(out.Parts) > 0 || out.Usage != nil, nil
 }
 
-func (d *chatDecoder) delta(delta *chatDelta) error {
+// delta decodes one choice's delta, or its whole message: whole says each
+// tool_calls element is a complete call.
+func (d *chatDecoder) delta(delta *chatDelta, whole bool) error {
 	// Thinking precedes text within a chunk, as the reference orders them.
 	thinking := delta.ReasoningContent
 	if thinking == "" && len(delta.Reasoning) > 0 && delta.Reasoning[0] == '"' {
@@ -161,14 +163,14 @@ func (d *chatDecoder) delta(delta *chatDelta) error {
 		}
 	}
 	for i := range delta.ToolCalls {
-		if err := d.toolCall(&delta.ToolCalls[i]); err != nil {
+		if err := d.toolCall(&delta.ToolCalls[i], whole); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (d *chatDecoder) toolCall(t *chatToolDelta) error {
+func (d *chatDecoder) toolCall(t *chatToolDelta, whole bool) error {
 	args, err := argumentText(t.Function.Arguments)
 	if err != nil {
 		return d.malformed(err, t.Function.Arguments)
@@ -179,11 +181,13 @@ func (d *chatDecoder) toolCall(t *chatToolDelta) error {
 		slot = *t.Index
 	case t.Index != nil:
 		return d.malformed(fmt.Errorf("tool call index %d out of range", *t.Index), nil)
-	case t.ID != "":
-		// No index (whole-message responses, some servers): one slot per id.
+	case t.ID != "" || whole:
+		// No index (whole-message responses, some servers): one slot per
+		// id; an element of a whole message is a call of its own even
+		// without one.
 		slot = len(d.calls)
 		for i, c := range d.calls {
-			if c.id == t.ID {
+			if t.ID != "" && c.id == t.ID {
 				slot = i
 			}
 		}

@@ -47,6 +47,19 @@ func TestWholeResponse(t *testing.T) {
 	}
 }
 
+func TestWholeResponseCallsWithoutIDs(t *testing.T) {
+	// A whole message's tool_calls carry no index; a server that sends no
+	// ids either still means one call per element, never one merged call.
+	body := `{"choices":[{"index":0,"message":{"role":"assistant","content":null,
+	  "tool_calls":[{"type":"function","function":{"name":"get_weather","arguments":"{\"location\":\"NYC\"}"}},
+	                {"type":"function","function":{"name":"get_time","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`
+	r := streamChat(t, []byte(body), "application/json", openai.WithStream(false))
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	checkContent(t, r.acc.Content(), "", "", []wantCall{{"call_" + id(1), "get_weather", `{"location":"NYC"}`}, {"call_" + id(2), "get_time", "{}"}})
+}
+
 func TestToolCallFragmentEdges(t *testing.T) {
 	body := sse(
 		// no id ever, name on a later fragment

@@ -53,8 +53,9 @@ type Option func(*Model)
 func WithAPIKey(key string) Option { return func(m *Model) { m.apiKey = key } }
 
 // WithBaseURL replaces https://api.anthropic.com (a proxy, a test server).
+// A trailing /v1 is accepted and not doubled: requests go to {root}/v1/messages.
 func WithBaseURL(u string) Option {
-	return func(m *Model) { m.baseURL = strings.TrimRight(u, "/") }
+	return func(m *Model) { m.baseURL = strings.TrimSuffix(strings.TrimRight(u, "/"), "/v1") }
 }
 
 // WithHTTPClient sets the client used for calls (default http.DefaultClient).

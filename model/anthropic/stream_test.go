@@ -219,3 +219,17 @@ func TestConcurrentStreams(t *testing.T) {
 	wiretest.Concurrent(t, 8, "text/event-stream", wiretest.Wire(t, "anthropic_messages_stream_parallel_tool_use.sse"),
 		func(base string) model.ChatModel { return New("m", WithBaseURL(base)) }, hello)
 }
+
+// A base URL that already ends in the API version (the shape OpenAI-style
+// base URLs have, and proxies document) is not given a second /v1.
+func TestBaseURLWithVersion(t *testing.T) {
+	for _, suffix := range []string{"", "/", "/v1", "/v1/"} {
+		srv := wiretest.NewServer(t, wiretest.Body("text/event-stream", okBody))
+		if _, err := wiretest.Collect(New("m", WithBaseURL(srv.URL+suffix)).Stream(context.Background(), hello)); err != nil {
+			t.Fatalf("%q: %v", suffix, err)
+		}
+		if p := srv.Requests()[0].Path; p != "/v1/messages" {
+			t.Errorf("base %q: path %s, want /v1/messages", suffix, p)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/agentscope-go/agentscope/demo"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/tool"
 	"go.uber.org/goleak"
 )
@@ -26,9 +27,10 @@ func TestEvaluate(t *testing.T) {
 			t.Errorf("Evaluate(%q) = %v, %v; want %v", expr, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "1+", "(1+2", "2/0", "1+x", "3)"} {
+	deep := strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000)
+	for _, bad := range []string{"", "1+", "(1+2", "2/0", "1+x", "3)", "1.2.3", ".", strings.Repeat("-", 5000) + "1", deep} {
 		if _, err := demo.Evaluate(bad); !errors.Is(err, demo.ErrExpression) {
-			t.Errorf("Evaluate(%q): got %v, want ErrExpression", bad, err)
+			t.Errorf("Evaluate(%.40q): got %v, want ErrExpression", bad, err)
 		}
 	}
 }
@@ -167,5 +169,34 @@ func TestCancelWhileStreaming(t *testing.T) {
 	end, ok := last.(*event.ReplyEnd)
 	if !ok || end.FinishedReason != event.ReplyInterrupted {
 		t.Fatalf("last event %v, want REPLY_END(interrupted)", last)
+	}
+}
+
+type shortIDs struct{}
+
+func (shortIDs) NewID() string { return "id1" }
+func (shortIDs) Now() string   { return "2026-11-30T09:30:00" }
+
+// A stamp.Source may hand out ids shorter than the 24 characters a tool-call
+// id keeps.
+func TestToolCallWithShortIDs(t *testing.T) {
+	m := demo.New(demo.WithStamp(shortIDs{}))
+	req := &model.Request{
+		Messages: []*message.Msg{message.UserText("user", "what is 2+2")},
+		Tools:    []model.ToolSchema{{Name: "calculate"}},
+	}
+	var callID string
+	for c, err := range m.Stream(context.Background(), req) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range c.Parts {
+			if p.Kind == model.PartToolCall {
+				callID = p.ID
+			}
+		}
+	}
+	if callID != "call_id1" {
+		t.Fatalf("tool call id %q", callID)
 	}
 }

@@ -126,7 +126,10 @@ func (m *Model) plan(req *model.Request) []model.Chunk {
 // into fragments, as providers stream them.
 func (m *Model) callTool(name, args, thought string) []model.Chunk {
 	chunks := words(model.PartThinking, m.src.NewID(), thought)
-	id := "call_" + m.src.NewID()[:24]
+	// Provider call ids are short; a custom stamp.Source may hand out ids
+	// shorter than the 24 characters kept here.
+	id := m.src.NewID()
+	id = "call_" + id[:min(len(id), 24)]
 	for i, frag := range fragments(args, 3) {
 		p := model.Part{Kind: model.PartToolCall, ID: id, Text: frag}
 		if i == 0 {

@@ -75,9 +75,14 @@ func Evaluate(expr string) (float64, error) {
 }
 
 type parser struct {
-	s string
-	i int
+	s     string
+	i     int
+	depth int // nested parentheses and unary minuses
 }
+
+// maxDepth bounds the recursion: the expression comes from a model, and a
+// goroutine stack overflow is fatal, not a recoverable panic.
+const maxDepth = 1000
 
 func (p *parser) peek() byte {
 	if p.i < len(p.s) {
@@ -123,6 +128,10 @@ func (p *parser) product() (float64, error) {
 }
 
 func (p *parser) unary() (float64, error) {
+	if p.depth++; p.depth > maxDepth {
+		return 0, fmt.Errorf("%w: nested deeper than %d", ErrExpression, maxDepth)
+	}
+	defer func() { p.depth-- }()
 	if p.peek() == '-' {
 		p.i++
 		v, err := p.unary()
@@ -150,5 +159,9 @@ func (p *parser) unary() (float64, error) {
 		}
 		return 0, fmt.Errorf("%w: unexpected %q at %d", ErrExpression, p.s[p.i], p.i)
 	}
-	return strconv.ParseFloat(p.s[start:p.i], 64)
+	v, err := strconv.ParseFloat(p.s[start:p.i], 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w: bad number %q at %d", ErrExpression, p.s[start:p.i], start)
+	}
+	return v, nil
 }

@@ -56,9 +56,10 @@ type Option func(*Model)
 // read: selecting credentials is the caller's job.
 func WithAPIKey(key string) Option { return func(m *Model) { m.apiKey = key } }
 
-// WithBaseURL replaces https://generativelanguage.googleapis.com.
+// WithBaseURL replaces https://generativelanguage.googleapis.com. A
+// trailing /v1beta is accepted and not doubled.
 func WithBaseURL(u string) Option {
-	return func(m *Model) { m.baseURL = strings.TrimRight(u, "/") }
+	return func(m *Model) { m.baseURL = strings.TrimSuffix(strings.TrimRight(u, "/"), "/v1beta") }
 }
 
 // WithHTTPClient sets the client used for calls (default http.DefaultClient).

@@ -161,3 +161,18 @@ func TestConcurrentStreams(t *testing.T) {
 	wiretest.Concurrent(t, 8, "text/event-stream", wiretest.Wire(t, "gemini25_stream_parallel_function_calls.sse"),
 		func(base string) model.ChatModel { return New("g", WithBaseURL(base)) }, hi)
 }
+
+// A base URL that already names the API version (as Google documents
+// endpoints, e.g. https://generativelanguage.googleapis.com/v1beta) is not
+// given a second /v1beta.
+func TestBaseURLWithVersion(t *testing.T) {
+	for _, suffix := range []string{"", "/", "/v1beta", "/v1beta/"} {
+		srv := wiretest.NewServer(t, wiretest.Body("text/event-stream", sse(chunkJSON(`{"text":"ok"}`, "STOP", 1, 2))))
+		if _, err := wiretest.Collect(New("g", WithBaseURL(srv.URL+suffix)).Stream(context.Background(), hi)); err != nil {
+			t.Fatalf("%q: %v", suffix, err)
+		}
+		if p := srv.Requests()[0].Path; p != "/v1beta/models/g:streamGenerateContent?alt=sse" {
+			t.Errorf("base %q: path %s", suffix, p)
+		}
+	}
+}

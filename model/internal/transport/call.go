@@ -70,6 +70,7 @@ func Do(ctx context.Context, client *http.Client, req Request, p Policy) (*http.
 	if client == nil {
 		client = http.DefaultClient
 	}
+	client = keepCredentialsHome(client)
 	method := req.Method
 	if method == "" {
 		method = http.MethodPost
@@ -105,6 +106,34 @@ func Do(ctx context.Context, client *http.Client, req Request, p Policy) (*http.
 			return nil, &model.Error{Type: event.ErrConnection, Provider: req.Provider, Message: "call cancelled", Err: err}
 		}
 	}
+}
+
+// credentialHeaders carry provider keys. Go's client strips only
+// Authorization on a redirect, and keeps it for the same host name on
+// another port.
+var credentialHeaders = []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key"}
+
+// keepCredentialsHome returns a copy of c whose redirects to another origin
+// (scheme, host or port) drop the credential headers, so a key never
+// reaches a server it was not given to.
+func keepCredentialsHome(c *http.Client) *http.Client {
+	cp := *c
+	check := c.CheckRedirect
+	cp.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if from := via[0].URL; r.URL.Scheme != from.Scheme || r.URL.Host != from.Host {
+			for _, k := range credentialHeaders {
+				r.Header.Del(k)
+			}
+		}
+		if check != nil {
+			return check(r, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cp
 }
 
 // retryable adds 409 Conflict (a lock or concurrent-request clash on the

@@ -209,3 +209,54 @@ func TestErrorMessageShapes(t *testing.T) {
 		}
 	}
 }
+
+// A redirect to another origin must not carry the credentials: Go's client
+// only strips Authorization (and keeps it for the same host name on another
+// port), while providers' keys travel in x-api-key and x-goog-api-key.
+func TestDoRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
+	var got http.Header
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+		w.Write([]byte("ok"))
+	}))
+	defer other.Close()
+	var sameHops atomic.Int32
+	var sameGot http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, other.URL+"/x", http.StatusTemporaryRedirect)
+		case "/here":
+			sameHops.Add(1)
+			http.Redirect(w, r, "/final", http.StatusTemporaryRedirect)
+		default:
+			sameGot = r.Header.Clone()
+			w.Write([]byte("ok"))
+		}
+	}))
+	defer srv.Close()
+	h := http.Header{}
+	h.Set("Authorization", "Bearer sk-secret")
+	h.Set("X-Api-Key", "sk-ant-secret")
+	h.Set("X-Goog-Api-Key", "AIza-secret")
+	h.Set("Api-Key", "azure-secret")
+	h.Set("X-Trace", "kept")
+	for _, path := range []string{"/away", "/here"} {
+		resp, err := Do(context.Background(), srv.Client(), Request{URL: srv.URL + path, Header: h, Body: []byte("{}")}, Policy{Sleep: noSleep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	for _, k := range []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key"} {
+		if v := got.Get(k); v != "" {
+			t.Errorf("cross-origin redirect leaked %s: %q", k, v)
+		}
+		if sameGot.Get(k) == "" {
+			t.Errorf("same-origin redirect lost %s", k)
+		}
+	}
+	if got.Get("X-Trace") != "kept" || sameHops.Load() != 1 {
+		t.Errorf("headers %v, hops %d", got, sameHops.Load())
+	}
+}

@@ -21,7 +21,7 @@
 //	dashscope, qwen    DASHSCOPE_API_KEY
 //	xai, grok          XAI_API_KEY
 //	anthropic          ANTHROPIC_API_KEY
-//	gemini             GEMINI_API_KEY or GOOGLE_API_KEY
+//	gemini             GOOGLE_API_KEY or GEMINI_API_KEY (the former wins, as in google-genai)
 //	ollama             native /api/chat (OLLAMA_HOST, default http://localhost:11434)
 //
 // A base URL may follow the model after '@' (it must be http or https), and

@@ -7,7 +7,8 @@ import (
 
 func init() {
 	Register("gemini", func(s Spec) (model.ChatModel, error) {
-		key, err := s.Key(true, "GEMINI_API_KEY", "GOOGLE_API_KEY")
+		// GOOGLE_API_KEY first: the google-genai SDKs prefer it when both are set.
+		key, err := s.Key(true, "GOOGLE_API_KEY", "GEMINI_API_KEY")
 		if err != nil {
 			return nil, err
 		}

@@ -164,8 +164,11 @@ func TestGeminiOverHTTP(t *testing.T) {
 		env  []string
 		want string
 	}{
-		{[]string{"GEMINI_API_KEY", "g1", "GOOGLE_API_KEY", "g2"}, "g1"},
+		// Both set: GOOGLE_API_KEY wins, as in the google-genai SDKs the
+		// reference's Gemini model reads the environment through.
+		{[]string{"GEMINI_API_KEY", "g1", "GOOGLE_API_KEY", "g2"}, "g2"},
 		{[]string{"GOOGLE_API_KEY", "g2"}, "g2"},
+		{[]string{"GEMINI_API_KEY", "g1"}, "g1"},
 	} {
 		srv := wiretest.NewServer(t, wiretest.Body("text/event-stream", []byte(sse)))
 		if _, err := call(t, "gemini:gemini-2.5-flash", env(tc.env...), provider.WithBaseURL(srv.URL)); err != nil {
@@ -177,7 +180,7 @@ func TestGeminiOverHTTP(t *testing.T) {
 		}
 	}
 	_, err := provider.New("gemini:gemini-2.5-flash", env())
-	if !errors.Is(err, provider.ErrNoAPIKey) || !strings.Contains(err.Error(), "GEMINI_API_KEY or GOOGLE_API_KEY") {
+	if !errors.Is(err, provider.ErrNoAPIKey) || !strings.Contains(err.Error(), "GOOGLE_API_KEY or GEMINI_API_KEY") {
 		t.Errorf("gemini without key: %v", err)
 	}
 }

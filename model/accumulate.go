@@ -44,7 +44,7 @@ func (a *Accumulator) Add(c Chunk) error {
 		a.usage = &u
 	}
 	if c.Final {
-		a.content, a.final = a.content[:0], true
+		a.content, a.final = nil, true // a new slice: callers may hold the old Content()
 		clear(a.index)
 		a.last = partKey{}
 	}

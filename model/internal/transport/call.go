@@ -3,6 +3,8 @@ package transport
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -90,7 +92,7 @@ func Do(ctx context.Context, client *http.Client, req Request, p Policy) (*http.
 			if ctx.Err() != nil {
 				return nil, &model.Error{Type: event.ErrConnection, Provider: req.Provider, Message: "call cancelled", Err: ctx.Err()}
 			}
-			merr = &model.Error{Type: event.ErrConnection, Provider: req.Provider, Message: err.Error(), Err: err}
+			merr = &model.Error{Type: clientErrorType(err), Provider: req.Provider, Message: err.Error(), Err: err}
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			return resp, nil
 		default:
@@ -245,4 +247,23 @@ func StreamError(provider string, err error) error {
 		return &model.Error{Type: event.ErrConnection, Provider: provider, Message: "stream cancelled", Err: err}
 	}
 	return &model.Error{Type: event.ErrConnection, Provider: provider, Message: fmt.Sprintf("stream broken: %v", err), Err: err}
+}
+
+// clientErrorType tells a misconfiguration, which no retry can fix (a base
+// URL without http(s)://, a certificate the client rejects), from a
+// connection failure, which a retry may.
+func clientErrorType(err error) event.ErrorType {
+	var (
+		unknownCA x509.UnknownAuthorityError
+		invalid   x509.CertificateInvalidError
+		hostname  x509.HostnameError
+		tlsVerify *tls.CertificateVerificationError
+	)
+	switch {
+	case errors.As(err, &unknownCA), errors.As(err, &invalid), errors.As(err, &hostname), errors.As(err, &tlsVerify):
+		return event.ErrSetup
+	case strings.Contains(err.Error(), "unsupported protocol scheme"):
+		return event.ErrSetup
+	}
+	return event.ErrConnection
 }

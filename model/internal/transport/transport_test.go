@@ -260,3 +260,20 @@ func TestDoRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
 		t.Errorf("headers %v, hops %d", got, sameHops.Load())
 	}
 }
+
+func TestDoDoesNotRetryMisconfiguration(t *testing.T) {
+	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	defer tlsSrv.Close()
+	for name, url := range map[string]string{
+		"no scheme":          "127.0.0.1:1/v1/chat",
+		"untrusted TLS cert": tlsSrv.URL, // http.DefaultClient does not trust the test CA
+	} {
+		var sleeps int
+		p := Policy{MaxRetries: 3, Sleep: func(context.Context, time.Duration) error { sleeps++; return nil }}
+		_, err := Do(context.Background(), http.DefaultClient, Request{Provider: "p", URL: url}, p)
+		var me *model.Error
+		if !errors.As(err, &me) || me.Type != event.ErrSetup || sleeps != 0 {
+			t.Errorf("%s: got %v after %d retries, want a setup error and no retry", name, err, sleeps)
+		}
+	}
+}

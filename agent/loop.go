@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
@@ -79,6 +80,18 @@ func (r *run) yieldMsg(m *message.Msg) bool {
 }
 
 func (r *run) fail(err error) {
+	if r.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, r.ctx.Err())) {
+		// The reference's `except CancelledError` around the whole reply:
+		// a cancellation surfacing as an error anywhere (a middleware, a
+		// permission check, the system prompt) interrupts the reply.
+		r.finishInterrupted(true)
+		return
+	}
+	r.failRaw(err)
+}
+
+// failRaw passes err to the consumer as the reply's last item.
+func (r *run) failRaw(err error) {
 	if !r.stopped {
 		r.yield(Item{}, err)
 		r.stopped = true
@@ -353,7 +366,7 @@ func (r *run) finishInterrupted(fromCancel bool) {
 		return
 	}
 	if fromCancel && a.react.InterruptionReturnsError && r.ctx.Err() != nil {
-		r.fail(r.ctx.Err())
+		r.failRaw(r.ctx.Err())
 	}
 }
 

@@ -528,6 +528,13 @@ func (b *Batch[T]) waitTurn() {
 			if h := g.holder; h != nil && h != &b.consumer && h.inTool && !h.suspended &&
 				!h.cancelled() && time.Since(g.granted) >= b.preempt {
 				g.next()
+			} else if h != nil && h != &b.consumer && !h.inTool && !b.swept && b.parent.Err() != nil &&
+				time.Since(g.granted) >= b.preempt {
+				// The holder waits in the worker's own code (a permission
+				// check, a middleware) and will not pass the turn: cancel
+				// the calls now, as the reference's cancelled gather
+				// reaches every task at its current await.
+				b.sweep()
 			}
 			g.mu.Unlock()
 			timer.Reset(b.preempt)

@@ -45,7 +45,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 			yield(c, err)
 		}
 	}
-	return newSpec(name, description, schema, body, cfg)
+	return asTool(newSpec(name, description, schema, body, cfg))
 }
 
 // StreamFunc is the streaming variant of [Func]: each value the function
@@ -79,7 +79,7 @@ func StreamFunc[In, Out any](name, description string, fn func(ctx context.Conte
 			}
 		}
 	}
-	return newSpec(name, description, schema, body, cfg)
+	return asTool(newSpec(name, description, schema, body, cfg))
 }
 
 func funcConfig[In any](name string, opts []Option) (config, json.RawMessage, error) {

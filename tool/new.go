@@ -88,7 +88,16 @@ func New(name, description string, schema json.RawMessage, call CallFunc, opts .
 	if cfg.schema != nil {
 		schema = cfg.schema
 	}
-	return newSpec(name, description, schema, call, cfg)
+	return asTool(newSpec(name, description, schema, call, cfg))
+}
+
+// asTool keeps a failed construction from returning an interface holding a
+// nil *spec (which would compare != nil).
+func asTool(s *spec, err error) (Tool, error) {
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func newSpec(name, description string, schema json.RawMessage, call CallFunc, cfg config) (*spec, error) {

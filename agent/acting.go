@@ -244,15 +244,22 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 		if w != nil && !w.LeaveTool() {
 			return callDone, nil
 		}
-		if err := resp.Append(chunk); err != nil {
-			// A chunk that cannot be folded fails the call, as in the
-			// reference (where the toolkit reports the exception).
-			_ = resp.Append(tool.ErrorChunk(err.Error()))
-		}
+		foldErr := resp.Append(chunk)
 		for _, b := range chunk.Content {
 			if !r.blockEvent(y, c.ID, b) {
 				return callDone, nil
 			}
+		}
+		if foldErr != nil {
+			// A chunk that cannot be folded ends the call with an error
+			// chunk, as in the reference (where the toolkit reports the
+			// exception and stops reading the tool).
+			ec := tool.ErrorChunk(foldErr.Error())
+			_ = resp.Append(ec)
+			if !r.outputEvents(y, c.ID, block.BlocksBody(ec.Content...)) {
+				return callDone, nil
+			}
+			break
 		}
 		if w != nil {
 			w.EnterTool()

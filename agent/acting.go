@@ -62,7 +62,7 @@ func (r *run) concurrent(c *block.ToolCall) bool {
 // or is interrupted; the rest stay pending.
 func (r *run) runSequential(calls []*block.ToolCall) (parked, interrupted, ok bool) {
 	for _, c := range calls {
-		out, err := r.execute(r.ctx, r.ctx, c, r.out, nil, nil)
+		out, err := r.executeRecovered(c)
 		if err != nil {
 			r.fail(err)
 			return false, false, false
@@ -78,6 +78,18 @@ func (r *run) runSequential(calls []*block.ToolCall) (parked, interrupted, ok bo
 		}
 	}
 	return false, false, true
+}
+
+// executeRecovered runs one call of a sequential batch, turning a panic (a
+// middleware's, a permission check's) into the error a concurrent batch
+// reports for it, rather than crashing the caller.
+func (r *run) executeRecovered(c *block.ToolCall) (out callOutcome, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = callDone, fmt.Errorf("%w: %v", coop.ErrPanicked, p)
+		}
+	}()
+	return r.execute(r.ctx, r.ctx, c, r.out, nil, nil)
 }
 
 // runConcurrent runs calls as one batch. Each call runs on its own

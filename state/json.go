@@ -36,7 +36,12 @@ func (s *AgentState) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"session_id":`...)
 	dst = wire.AppendString(dst, s.SessionID)
 	dst = append(dst, `,"summary":`...)
-	dst = s.Summary.AppendJSON(dst)
+	if !s.Summary.Plain && s.Summary.Blocks == nil {
+		// The zero Body is the default summary "", not an empty block list.
+		dst = append(dst, `""`...)
+	} else {
+		dst = s.Summary.AppendJSON(dst)
+	}
 	dst = append(dst, `,"context":[`...)
 	for i, m := range s.Context {
 		if i > 0 {

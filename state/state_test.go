@@ -201,3 +201,10 @@ func TestContextHelpers(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+func TestZeroStateSummaryIsEmptyString(t *testing.T) {
+	var s state.AgentState
+	if got := string(s.AppendJSON(nil)); !strings.Contains(got, `"summary":""`) {
+		t.Fatalf("zero state: %s", got)
+	}
+}

@@ -172,26 +172,25 @@ func AppendAny(dst []byte, v any) []byte {
 	return AppendCompact(dst, b)
 }
 
-// AppendFloat writes f the way Python's repr does: the shortest digits that
-// round-trip, in positional form while the decimal exponent is in [-5, 16)
-// (with a ".0" when integral), else in scientific form ("1e+16", "1e-05").
+// AppendFloat writes f the way pydantic's model_dump_json does: the
+// shortest digits that round-trip, in positional form while the decimal
+// exponent is in [-5, 16) (with a ".0" when integral), else in scientific
+// form with an unpadded exponent ("1e+16", "2.5e-7"); NaN and ±Inf are
+// written as null (pydantic's default ser_json_inf_nan). This is not
+// Python's repr, which pads the exponent and switches at 1e-5 ("1e-05").
 // strconv's 'g' switches to scientific from 1e21 and for more digits than
 // the precision, so it is not used.
 func AppendFloat(dst []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(dst, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(dst, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-Infinity"...)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
 	}
 	var tmp [32]byte
 	sci := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64)
 	e := bytes.LastIndexByte(sci, 'e')
 	exp, _ := strconv.Atoi(string(sci[e+1:]))
-	if exp < -4 || exp >= 16 {
-		return append(dst, sci...)
+	if exp < -5 || exp >= 16 {
+		dst = append(dst, sci[:e+2]...) // mantissa, 'e' and the sign
+		return strconv.AppendInt(dst, int64(max(exp, -exp)), 10)
 	}
 	start := len(dst)
 	dst = strconv.AppendFloat(dst, f, 'f', -1, 64)

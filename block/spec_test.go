@@ -1,11 +1,7 @@
 package block_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/agentscope-go/agentscope/block"
@@ -13,66 +9,11 @@ import (
 	"github.com/agentscope-go/agentscope/internal/wire"
 )
 
-// specFences returns the bodies of the ```json fences in the section of
-// core-spec.md whose heading line starts with heading; the section ends at
-// the next heading of the same or a higher level.
-func specFences(t *testing.T, heading string) []string {
-	t.Helper()
-	data, err := os.ReadFile(fixture.Path(t, "spec", "core-spec.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	level := strings.IndexFunc(heading, func(r rune) bool { return r != '#' })
-	var (
-		fences          []string
-		in, inFence, ok bool
-		cur             strings.Builder
-	)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !inFence && strings.HasPrefix(line, "#") {
-			l := strings.IndexFunc(line, func(r rune) bool { return r != '#' })
-			if in && l <= level {
-				break
-			}
-			if strings.HasPrefix(line, heading) {
-				in, ok = true, true
-			}
-			continue
-		}
-		switch {
-		case !in:
-		case !inFence && strings.HasPrefix(line, "```json"):
-			inFence = true
-			cur.Reset()
-		case inFence && strings.HasPrefix(line, "```"):
-			inFence = false
-			fences = append(fences, cur.String())
-		case inFence:
-			cur.WriteString(line)
-			cur.WriteByte('\n')
-		}
-	}
-	if !ok {
-		t.Fatalf("core-spec.md: no heading %q", heading)
-	}
-	return fences
-}
-
 // TestSpecBlocksByteExact decodes every one-line example of core-spec §1.2
 // (the six blocks, both data sources, both tool-result output forms, and
 // the permission rule) and re-encodes it byte for byte.
 func TestSpecBlocksByteExact(t *testing.T) {
-	var lines []string
-	for _, f := range specFences(t, "### 1.2") {
-		for _, l := range strings.Split(f, "\n") {
-			if strings.TrimSpace(l) != "" {
-				lines = append(lines, l)
-			}
-		}
-	}
+	lines := fixture.Lines(fixture.SpecFences(t, "### 1.2"))
 	if len(lines) != 9 {
 		t.Fatalf("§1.2: want 9 examples, got %d", len(lines))
 	}

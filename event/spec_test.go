@@ -1,11 +1,9 @@
 package event_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -14,73 +12,16 @@ import (
 	"github.com/agentscope-go/agentscope/internal/wire"
 )
 
-// specFences returns the bodies of the ```json fences in the section of
-// core-spec.md whose heading line starts with heading; the section ends at
-// the next heading of the same or a higher level.
-func specFences(t testing.TB, heading string) []string {
-	t.Helper()
-	data, err := os.ReadFile(fixture.Path(t, "spec", "core-spec.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	level := strings.IndexFunc(heading, func(r rune) bool { return r != '#' })
-	var (
-		fences         []string
-		in, inFence    bool
-		cur            strings.Builder
-		sc             = bufio.NewScanner(bytes.NewReader(data))
-		headingMatched bool
-	)
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !inFence && strings.HasPrefix(line, "#") {
-			l := strings.IndexFunc(line, func(r rune) bool { return r != '#' })
-			if in && l <= level {
-				break
-			}
-			if strings.HasPrefix(line, heading) {
-				in, headingMatched = true, true
-			}
-			continue
-		}
-		if !in {
-			continue
-		}
-		switch {
-		case !inFence && strings.HasPrefix(line, "```json"):
-			inFence = true
-			cur.Reset()
-		case inFence && strings.HasPrefix(line, "```"):
-			inFence = false
-			fences = append(fences, cur.String())
-		case inFence:
-			cur.WriteString(line)
-			cur.WriteByte('\n')
-		}
-	}
-	if !headingMatched {
-		t.Fatalf("core-spec.md: no heading %q", heading)
-	}
-	return fences
-}
-
 // specEventLines returns the 30 one-line examples of core-spec §1.6.3: one
 // per type, plus a second REPLY_END (with an error) and a second
 // TOOL_RESULT_DATA_DELTA (a URL instead of data).
 func specEventLines(t testing.TB) []string {
 	t.Helper()
-	fences := specFences(t, "#### 1.6.3")
+	fences := fixture.SpecFences(t, "#### 1.6.3")
 	if len(fences) != 1 {
 		t.Fatalf("§1.6.3: want 1 json fence, got %d", len(fences))
 	}
-	var lines []string
-	for _, l := range strings.Split(fences[0], "\n") {
-		if strings.TrimSpace(l) != "" {
-			lines = append(lines, l)
-		}
-	}
-	return lines
+	return fixture.Lines(fences)
 }
 
 // TestSpecExamplesByteExact decodes every §1.6.3 example and re-encodes it:

@@ -24,7 +24,7 @@ func FuzzAppendEvent(f *testing.F) {
 		lines = append(lines, st.Event)
 	}
 	f.Add(bytes.Join(lines, []byte("\n")))
-	for _, fence := range specFences(f, "#### 1.6.3") {
+	for _, fence := range fixture.SpecFences(f, "#### 1.6.3") {
 		f.Add([]byte(fence))
 	}
 

@@ -1,13 +1,10 @@
 package message_test
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -19,59 +16,11 @@ import (
 	"github.com/agentscope-go/agentscope/message"
 )
 
-// specFences returns the bodies of the ```json fences in the section of
-// core-spec.md whose heading line starts with heading; the section ends at
-// the next heading of the same or a higher level.
-func specFences(t testing.TB, heading string) []string {
-	t.Helper()
-	data, err := os.ReadFile(fixture.Path(t, "spec", "core-spec.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	level := strings.IndexFunc(heading, func(r rune) bool { return r != '#' })
-	var (
-		fences          []string
-		in, inFence, ok bool
-		cur             strings.Builder
-	)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !inFence && strings.HasPrefix(line, "#") {
-			l := strings.IndexFunc(line, func(r rune) bool { return r != '#' })
-			if in && l <= level {
-				break
-			}
-			if strings.HasPrefix(line, heading) {
-				in, ok = true, true
-			}
-			continue
-		}
-		switch {
-		case !in:
-		case !inFence && strings.HasPrefix(line, "```json"):
-			inFence = true
-			cur.Reset()
-		case inFence && strings.HasPrefix(line, "```"):
-			inFence = false
-			fences = append(fences, cur.String())
-		case inFence:
-			cur.WriteString(line)
-			cur.WriteByte('\n')
-		}
-	}
-	if !ok {
-		t.Fatalf("core-spec.md: no heading %q", heading)
-	}
-	return fences
-}
-
 // specMsgs returns the two Msg examples of core-spec §1.5, the
 // pretty-printed one compacted to the one-line form pydantic emits.
 func specMsgs(t testing.TB) []string {
 	t.Helper()
-	fences := specFences(t, "### 1.5")
+	fences := fixture.SpecFences(t, "### 1.5")
 	if len(fences) != 2 {
 		t.Fatalf("§1.5: want 2 json fences, got %d", len(fences))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -184,8 +185,9 @@ func pendingResults(msgs []*message.Msg) []*block.ToolResult {
 			}
 			break
 		}
-		out = append([]*block.ToolResult{r}, out...)
+		out = append(out, r)
 	}
+	slices.Reverse(out) // collected from the tail backwards
 	return out
 }
 

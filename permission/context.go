@@ -113,9 +113,7 @@ func (c *Context) InWorkingDirectory(path string) bool {
 	if wd, err := os.Getwd(); err == nil {
 		dirs = append(dirs, wd)
 	}
-	for _, k := range orderedKeys(c.WorkingDirectories, c.dirOrder) {
-		dirs = append(dirs, k)
-	}
+	dirs = append(dirs, orderedKeys(c.WorkingDirectories, c.dirOrder)...)
 	for _, d := range dirs {
 		d = resolvePath(d)
 		if target == d || strings.HasPrefix(target, strings.TrimSuffix(d, string(filepath.Separator))+string(filepath.Separator)) {

@@ -98,7 +98,6 @@ func appendPad(dst []byte, v, width int) []byte {
 const arenaSize = 4096
 
 type arena struct {
-	mu  sync.Mutex
 	buf []byte
 	// The last timestamp cut from this arena and its Unix microsecond:
 	// events stamped within the same microsecond share the string.

@@ -1,5 +1,5 @@
 // Package conformance replays the golden traces recorded from the
-// reference implementation (../shared/conformance/golden) against this
+// reference implementation (testdata/conformance/golden) against this
 // engine and compares what it records with what the reference recorded.
 //
 // For each trace file the runner builds the harness the traces were

@@ -85,10 +85,10 @@ func IsNil(b Block) bool {
 // key: a fresh id and now. A key present with "" keeps "" (only an absent
 // key takes the default), so decoding and re-encoding never changes a value.
 func fillAbsent(o *wire.Object, id, createdAt *string) {
-	if _, ok := o.Fields["id"]; !ok && id != nil {
+	if !o.Has("id") && id != nil {
 		*id = stamp.Default.NewID()
 	}
-	if _, ok := o.Fields["created_at"]; !ok {
+	if !o.Has("created_at") {
 		*createdAt = stamp.Default.Now()
 	}
 }

@@ -1,7 +1,6 @@
 package block
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 
@@ -172,37 +171,12 @@ func (b *Thinking) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	// Extras keep the order they arrived in; map iteration would lose it.
-	keys, err := objectKeys(data)
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
+	for _, k := range o.Keys() {
 		if !thinkingDeclared[k] {
-			b.Extra = append(b.Extra, Extra{Key: k, Value: json.RawMessage(wire.AppendCompact(nil, o.Fields[k]))})
+			v, _ := o.Value(k)
+			b.Extra = append(b.Extra, Extra{Key: k, Value: json.RawMessage(wire.AppendCompact(nil, v))})
 		}
 	}
 	fillAbsent(o, &b.ID, &b.CreatedAt)
 	return nil
-}
-
-// objectKeys lists the keys of a JSON object in document order.
-func objectKeys(data []byte) ([]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		k, _ := t.(string)
-		keys = append(keys, k)
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
-		}
-	}
-	return keys, nil
 }

@@ -301,7 +301,7 @@ func (b *ToolResult) UnmarshalJSON(data []byte) error {
 	o.Map("metadata", &b.Metadata)
 	o.StringOr("created_at", &b.CreatedAt, "")
 	o.NullString("finished_at", &b.FinishedAt)
-	raw, ok := o.Fields["output"]
+	raw, ok := o.Value("output")
 	if !ok {
 		o.Fail("output", "required")
 	}
@@ -429,11 +429,11 @@ func (b *Hint) UnmarshalJSON(data []byte) error {
 	o.StringOr("id", &b.ID, "")
 	o.NullString("source", &b.Source)
 	o.StringOr("created_at", &b.CreatedAt, "")
-	raw, ok := o.Fields["hint"]
+	raw, ok := o.Value("hint")
 	if !ok {
 		o.Fail("hint", "required")
 	}
-	_, hasFinished := o.Fields["finished_at"]
+	hasFinished := o.Has("finished_at")
 	o.NullString("finished_at", &b.FinishedAt)
 	if err := o.Err(); err != nil {
 		return err

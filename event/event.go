@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/internal/wire"
@@ -68,13 +69,18 @@ func New(t Type) (Event, error) {
 	return nil, fmt.Errorf("%w %q", ErrUnknownType, t)
 }
 
+// objects recycles the scanned form of an event between decodes: it is
+// larger than the event itself and dead once the event is filled.
+var objects = sync.Pool{New: func() any { return new(wire.Object) }}
+
 // Decode reads one event from its wire JSON, dispatching on "type". Missing
 // id, created_at and metadata take their defaults (a fresh id, now, {});
 // missing required fields, wrong field types and unknown types are errors
 // (wire.FieldError wrapping wire.ErrField, ErrUnknownType, ErrInvalid).
 func Decode(data []byte) (Event, error) {
-	o, err := wire.ParseObject("event", data)
-	if err != nil {
+	o := objects.Get().(*wire.Object)
+	defer func() { o.Reset(); objects.Put(o) }()
+	if err := o.Parse("event", data); err != nil {
 		return nil, err
 	}
 	var t string
@@ -97,17 +103,17 @@ func decodeInto(e Event, o *wire.Object) error {
 	h := e.Header()
 	o.StringOr("id", &h.ID, "")
 	o.StringOr("created_at", &h.CreatedAt, "")
-	o.Map("metadata", &h.Metadata)
+	o.Metadata("metadata", &h.Metadata)
 	e.decode(o)
 	if err := o.Err(); err != nil {
 		return err
 	}
 	// Only absent keys take defaults: an explicit "" stays "", as in
 	// pydantic, so decoding then encoding never changes a value.
-	if _, ok := o.Fields["id"]; !ok {
+	if !o.Has("id") {
 		h.ID = stamp.Default.NewID()
 	}
-	if _, ok := o.Fields["created_at"]; !ok {
+	if !o.Has("created_at") {
 		h.CreatedAt = stamp.Default.Now()
 	}
 	return Validate(e)

@@ -626,7 +626,7 @@ func (e *ToolResultDataDelta) decode(o *wire.Object) {
 	o.String("reply_id", &e.ReplyID)
 	o.String("tool_call_id", &e.ToolCallID)
 	o.StringOr("block_id", &e.BlockID, "")
-	if _, ok := o.Fields["block_id"]; !ok {
+	if !o.Has("block_id") {
 		e.BlockID = stamp.Default.NewID()
 	}
 	o.String("media_type", &e.MediaType)

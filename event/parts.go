@@ -130,7 +130,7 @@ func decodeErrorInfo(o *wire.Object, name string) *ErrorInfo {
 }
 
 func decodeBody(o *wire.Object, name string, p *block.Body) {
-	raw, ok := o.Fields[name]
+	raw, ok := o.Value(name)
 	if !ok {
 		o.Fail(name, "required")
 		return

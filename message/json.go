@@ -107,10 +107,10 @@ func (m *Msg) UnmarshalJSON(data []byte) error {
 		m.Content = append(m.Content, b)
 	}
 	// Only absent keys take defaults; an explicit "" stays "".
-	if _, ok := o.Fields["id"]; !ok {
+	if !o.Has("id") {
 		m.ID = stamp.Default.NewID()
 	}
-	if _, ok := o.Fields["created_at"]; !ok {
+	if !o.Has("created_at") {
 		m.CreatedAt = stamp.Default.Now()
 	}
 	return m.Validate()

@@ -357,7 +357,7 @@ func (t *Task) decode(data json.RawMessage) error {
 		return fmt.Errorf("state: unknown value %q", t.State)
 	}
 	for name, p := range map[string]*[]string{"blocks": &t.Blocks, "blocked_by": &t.BlockedBy} {
-		if v, ok := o.Fields[name]; ok && !isNull(v) {
+		if v, ok := o.Raw(name); ok && v != nil {
 			if err := json.Unmarshal(v, p); err != nil {
 				return fmt.Errorf("%s: expected an array of strings", name)
 			}

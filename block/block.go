@@ -218,10 +218,10 @@ func strField(dst []byte, name, v string) []byte {
 	return wire.AppendString(dst, v)
 }
 
-func nullField(dst []byte, name, v string) []byte {
+func nullField(dst []byte, name string, v NullString) []byte {
 	dst = append(dst, ',')
 	dst = wire.AppendKey(dst, name)
-	return wire.AppendNullString(dst, v)
+	return wire.AppendNullable(dst, v.String, v.Valid)
 }
 
 func checkType(o *wire.Object, k Kind) {

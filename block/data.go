@@ -210,9 +210,9 @@ func NormalizeURL(u string) (string, error) {
 type Data struct {
 	ID         string
 	Source     Source
-	Name       string // "" = null
+	Name       NullString
 	CreatedAt  string
-	FinishedAt string // "" = null
+	FinishedAt NullString
 }
 
 // NewData returns a data block.
@@ -265,9 +265,9 @@ func (b *Data) UnmarshalJSON(data []byte) error {
 	checkType(o, KindData)
 	*b = Data{}
 	o.StringOr("id", &b.ID, "")
-	o.NullString("name", &b.Name)
+	o.Nullable("name", &b.Name.String, &b.Name.Valid)
 	o.StringOr("created_at", &b.CreatedAt, "")
-	o.NullString("finished_at", &b.FinishedAt)
+	o.Nullable("finished_at", &b.FinishedAt.String, &b.FinishedAt.Valid)
 	raw, ok := o.Raw("source")
 	if !ok || raw == nil {
 		o.Fail("source", "required")

@@ -13,7 +13,7 @@ type Text struct {
 	ID         string
 	Text       string
 	CreatedAt  string
-	FinishedAt string // "" = null
+	FinishedAt NullString
 	g          grower
 }
 
@@ -57,7 +57,7 @@ func (b *Text) UnmarshalJSON(data []byte) error {
 	o.String("text", &b.Text)
 	o.StringOr("id", &b.ID, "")
 	o.StringOr("created_at", &b.CreatedAt, "")
-	o.NullString("finished_at", &b.FinishedAt)
+	o.Nullable("finished_at", &b.FinishedAt.String, &b.FinishedAt.Valid)
 	if err := o.Err(); err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ type Thinking struct {
 	ID         string
 	Thinking   string
 	CreatedAt  string
-	FinishedAt string // "" = null
+	FinishedAt NullString
 	Extra      []Extra
 	g          grower
 }
@@ -166,7 +166,7 @@ func (b *Thinking) UnmarshalJSON(data []byte) error {
 	o.String("thinking", &b.Thinking)
 	o.StringOr("id", &b.ID, "")
 	o.StringOr("created_at", &b.CreatedAt, "")
-	o.NullString("finished_at", &b.FinishedAt)
+	o.Nullable("finished_at", &b.FinishedAt.String, &b.FinishedAt.Valid)
 	if err := o.Err(); err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func (b Behavior) valid() bool {
 // tool-specific pattern (RuleContent "" is the wire null: the whole tool).
 type PermissionRule struct {
 	ToolName    string
-	RuleContent string
+	RuleContent NullString // null: the whole tool
 	Behavior    Behavior
 	Source      string
 }
@@ -101,7 +101,10 @@ func (r *PermissionRule) UnmarshalJSON(data []byte) error {
 	}
 	*r = PermissionRule{}
 	o.String("tool_name", &r.ToolName)
-	o.RequiredNullString("rule_content", &r.RuleContent)
+	if !o.Has("rule_content") {
+		o.Fail("rule_content", "required")
+	}
+	o.Nullable("rule_content", &r.RuleContent.String, &r.RuleContent.Valid)
 	var b string
 	o.String("behavior", &b)
 	o.String("source", &r.Source)
@@ -134,7 +137,7 @@ type ToolCall struct {
 	State          ToolCallState // "" is written as "pending"
 	SuggestedRules []PermissionRule
 	CreatedAt      string
-	FinishedAt     string // "" = null
+	FinishedAt     NullString
 	// Extra holds provider fields that must travel with the call back to
 	// the same provider (Gemini's "thought_signature", which Gemini 3
 	// requires on the echoed functionCall part). It lives in memory only:
@@ -215,7 +218,7 @@ func (b *ToolCall) UnmarshalJSON(data []byte) error {
 		o.Fail("state", "unknown tool call state %q", st)
 	}
 	o.StringOr("created_at", &b.CreatedAt, "")
-	o.NullString("finished_at", &b.FinishedAt)
+	o.Nullable("finished_at", &b.FinishedAt.String, &b.FinishedAt.Valid)
 	rules := o.Array("suggested_rules", false)
 	if err := o.Err(); err != nil {
 		return err
@@ -239,7 +242,7 @@ type ToolResult struct {
 	State      ToolResultState // "" is written as "running"
 	Metadata   map[string]any
 	CreatedAt  string
-	FinishedAt string // "" = null
+	FinishedAt NullString
 }
 
 func (*ToolResult) Kind() Kind        { return KindToolResult }
@@ -300,7 +303,7 @@ func (b *ToolResult) UnmarshalJSON(data []byte) error {
 	}
 	o.Map("metadata", &b.Metadata)
 	o.StringOr("created_at", &b.CreatedAt, "")
-	o.NullString("finished_at", &b.FinishedAt)
+	o.Nullable("finished_at", &b.FinishedAt.String, &b.FinishedAt.Valid)
 	raw, ok := o.Value("output")
 	if !ok {
 		o.Fail("output", "required")
@@ -380,20 +383,27 @@ func (b *Body) UnmarshalJSON(data []byte) error {
 type Hint struct {
 	Hint       Body
 	ID         string
-	Source     string // "" = null; by convention a small JSON object as a string
+	Source     NullString // by convention a small JSON object as a string
 	CreatedAt  string
-	FinishedAt string // "" = null; Fill sets it to CreatedAt
+	FinishedAt NullString // Fill sets it to CreatedAt
 }
 
-// NewHint returns a hint block with a plain string body.
-func NewHint(text, source string) *Hint { return &Hint{Hint: PlainBody(text), Source: source} }
+// NewHint returns a hint block with a plain string body; source "" is null
+// (set Source to Some("") for an empty one).
+func NewHint(text, source string) *Hint {
+	h := &Hint{Hint: PlainBody(text)}
+	if source != "" {
+		h.Source = Some(source)
+	}
+	return h
+}
 
 func (*Hint) Kind() Kind        { return KindHint }
 func (b *Hint) BlockID() string { return b.ID }
 func (b *Hint) fill(src stamp.Source) {
 	fillIDTime(&b.ID, &b.CreatedAt, src)
-	if b.FinishedAt == "" {
-		b.FinishedAt = b.CreatedAt
+	if !b.FinishedAt.Valid {
+		b.FinishedAt = Some(b.CreatedAt)
 	}
 	for _, c := range b.Hint.Blocks {
 		fill(c, src)
@@ -427,14 +437,14 @@ func (b *Hint) UnmarshalJSON(data []byte) error {
 	checkType(o, KindHint)
 	*b = Hint{}
 	o.StringOr("id", &b.ID, "")
-	o.NullString("source", &b.Source)
+	o.Nullable("source", &b.Source.String, &b.Source.Valid)
 	o.StringOr("created_at", &b.CreatedAt, "")
 	raw, ok := o.Value("hint")
 	if !ok {
 		o.Fail("hint", "required")
 	}
 	hasFinished := o.Has("finished_at")
-	o.NullString("finished_at", &b.FinishedAt)
+	o.Nullable("finished_at", &b.FinishedAt.String, &b.FinishedAt.Valid)
 	if err := o.Err(); err != nil {
 		return err
 	}
@@ -443,7 +453,7 @@ func (b *Hint) UnmarshalJSON(data []byte) error {
 	}
 	fillAbsent(o, &b.ID, &b.CreatedAt)
 	if !hasFinished {
-		b.FinishedAt = b.CreatedAt
+		b.FinishedAt = Some(b.CreatedAt)
 	}
 	return nil
 }

@@ -134,7 +134,7 @@ func unmarshal(e Event, data []byte) error {
 
 // Validate checks constraints that go beyond field presence.
 func Validate(e Event) error {
-	if d, ok := e.(*ToolResultDataDelta); ok && (d.Data == "") == (d.URL == "") {
+	if d, ok := e.(*ToolResultDataDelta); ok && d.Data.Valid == d.URL.Valid {
 		return fmt.Errorf("%w: TOOL_RESULT_DATA_DELTA: Exactly one of `data` or `url` must be provided.", ErrInvalid)
 	}
 	return nil
@@ -162,11 +162,11 @@ func fstr(dst []byte, name, v string) []byte {
 	return wire.AppendString(dst, v)
 }
 
-func fnull(dst []byte, name, v string) []byte {
+func fnull(dst []byte, name string, v block.NullString) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, name...)
 	dst = append(dst, '"', ':')
-	return wire.AppendNullString(dst, v)
+	return wire.AppendNullable(dst, v.String, v.Valid)
 }
 
 func fint(dst []byte, name string, v int64) []byte {

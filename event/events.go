@@ -415,7 +415,7 @@ type HintBlock struct {
 	Base
 	ReplyID string
 	BlockID string
-	Source  string // "" = null
+	Source  block.NullString
 	Hint    block.Body
 }
 
@@ -438,7 +438,7 @@ func (e *HintBlock) AppendJSON(dst []byte) []byte {
 func (e *HintBlock) decode(o *wire.Object) {
 	o.String("reply_id", &e.ReplyID)
 	o.String("block_id", &e.BlockID)
-	o.NullString("source", &e.Source)
+	o.Nullable("source", &e.Source.String, &e.Source.Valid)
 	decodeBody(o, "hint", &e.Hint)
 }
 
@@ -598,8 +598,8 @@ type ToolResultDataDelta struct {
 	ToolCallID string
 	BlockID    string // a fresh id when decoded without one
 	MediaType  string
-	Data       string // "" = null
-	URL        string // "" = null
+	Data       block.NullString // base64 text
+	URL        block.NullString
 }
 
 func (*ToolResultDataDelta) Type() Type                     { return TypeToolResultDataDelta }
@@ -630,8 +630,8 @@ func (e *ToolResultDataDelta) decode(o *wire.Object) {
 		e.BlockID = stamp.Default.NewID()
 	}
 	o.String("media_type", &e.MediaType)
-	o.NullString("data", &e.Data)
-	o.NullString("url", &e.URL)
+	o.Nullable("data", &e.Data.String, &e.Data.Valid)
+	o.Nullable("url", &e.URL.String, &e.URL.Valid)
 }
 
 // ToolResultEnd (TOOL_RESULT_END) closes a tool result with its final state.

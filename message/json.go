@@ -12,7 +12,10 @@ import (
 
 func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }
 
-// AppendJSON appends the message's wire JSON to dst.
+// AppendJSON appends the message's wire JSON to dst. It cannot fail, so it
+// expects a Msg that passes Validate: a nil block is written as null, which
+// no reader accepts. Where Content may hold nil, use MarshalJSON, which
+// reports it (ErrNilBlock).
 func (m *Msg) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"name":`...)
 	dst = wire.AppendString(dst, m.Name)
@@ -33,7 +36,7 @@ func (m *Msg) AppendJSON(dst []byte) []byte {
 		dst = m.Usage.AppendJSON(dst)
 	}
 	dst = append(dst, `,"finished_at":`...)
-	dst = wire.AppendNullString(dst, m.FinishedAt)
+	dst = wire.AppendNullable(dst, m.FinishedAt.String, m.FinishedAt.Valid)
 	dst = append(dst, `,"finished_reason":`...)
 	dst = wire.AppendNullString(dst, string(m.FinishedReason))
 	dst = append(dst, `,"structured_output":`...)
@@ -47,8 +50,41 @@ func (m *Msg) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// MarshalJSON returns the message's wire JSON.
-func (m *Msg) MarshalJSON() ([]byte, error) { return m.AppendJSON(make([]byte, 0, 512)), nil }
+// MarshalJSON returns the message's wire JSON, or an error wrapping
+// ErrNilBlock (naming the position) when Content, or the body of a tool
+// result or hint in it, holds a nil block: AppendJSON, which cannot fail,
+// writes such a block as null, and no reader (the reference's pydantic
+// models included) accepts a null block. json.Marshal and everything built
+// on MarshalJSON therefore refuse such a Msg instead of writing it.
+func (m *Msg) MarshalJSON() ([]byte, error) {
+	if err := noNilBlocks("content", m.Content); err != nil {
+		return nil, err
+	}
+	return m.AppendJSON(make([]byte, 0, 512)), nil
+}
+
+func noNilBlocks(path string, content []Block) error {
+	for i, b := range content {
+		var body []Block
+		switch b := b.(type) {
+		case *block.ToolResult:
+			if b != nil {
+				body = b.Output.Blocks
+			}
+		case *block.Hint:
+			if b != nil {
+				body = b.Hint.Blocks
+			}
+		}
+		if block.IsNil(b) {
+			return fmt.Errorf("%s[%d]: %w", path, i, ErrNilBlock)
+		}
+		if err := noNilBlocks(fmt.Sprintf("%s[%d].body", path, i), body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // UnmarshalJSON decodes a message and checks the role rules. Missing ids and
 // created_at take fresh values from stamp.Default, as the reference's
@@ -66,7 +102,7 @@ func (m *Msg) UnmarshalJSON(data []byte) error {
 	o.StringOr("id", &m.ID, "")
 	o.Map("metadata", &m.Metadata)
 	o.StringOr("created_at", &m.CreatedAt, "")
-	o.NullString("finished_at", &m.FinishedAt)
+	o.Nullable("finished_at", &m.FinishedAt.String, &m.FinishedAt.Valid)
 	var reason string
 	o.NullString("finished_reason", &reason)
 	m.FinishedReason = FinishedReason(reason)

@@ -65,9 +65,9 @@ func (u *Usage) AppendJSON(dst []byte) []byte {
 
 // Msg is one message: who said it, in which role, and what (Content).
 //
-// Nullable fields use Go zero values for null: "" for FinishedAt and
-// FinishedReason, nil for Usage, StructuredOutput and Error. A nil Metadata
-// is written as {}.
+// Nullable fields use Go zero values for null: the zero block.NullString
+// for FinishedAt, "" for FinishedReason (which has no "" value), nil for
+// Usage, StructuredOutput and Error. A nil Metadata is written as {}.
 type Msg struct {
 	Name             string
 	Content          []Block
@@ -76,7 +76,7 @@ type Msg struct {
 	Metadata         map[string]any
 	CreatedAt        string
 	Usage            *Usage
-	FinishedAt       string
+	FinishedAt       block.NullString
 	FinishedReason   FinishedReason
 	StructuredOutput map[string]any
 	Error            *ErrorInfo
@@ -143,7 +143,7 @@ type Option func(*options)
 type options struct {
 	src              stamp.Source
 	id, created      string
-	finished         *string
+	finished         *block.NullString
 	reason           FinishedReason
 	metadata         map[string]any
 	usage            *Usage
@@ -159,8 +159,8 @@ func WithID(id string) Option { return func(o *options) { o.id = id } }
 // WithCreatedAt sets created_at.
 func WithCreatedAt(ts string) Option { return func(o *options) { o.created = ts } }
 
-// WithFinishedAt sets finished_at ("" for null).
-func WithFinishedAt(ts string) Option { return func(o *options) { o.finished = &ts } }
+// WithFinishedAt sets finished_at (the zero NullString for null).
+func WithFinishedAt(ts block.NullString) Option { return func(o *options) { o.finished = &ts } }
 
 // WithFinishedReason sets finished_reason.
 func WithFinishedReason(r FinishedReason) Option { return func(o *options) { o.reason = r } }
@@ -215,7 +215,7 @@ func build(name string, role Role, content []Block, finishedNow bool, opts []Opt
 	case o.finished != nil:
 		m.FinishedAt = *o.finished
 	case finishedNow:
-		m.FinishedAt = m.CreatedAt
+		m.FinishedAt = block.Some(m.CreatedAt)
 	}
 	return m, nil
 }

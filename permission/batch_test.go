@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/internal/fixture"
 	"github.com/agentscope-go/agentscope/permission"
 )
@@ -109,8 +110,8 @@ func TestBatchRules(t *testing.T) {
 	}
 	// Only surfaced non-safety asks contribute rules.
 	want := []permission.Rule{
-		{ToolName: "t", RuleContent: "git", Behavior: permission.Allow, Source: "suggested"},
-		{ToolName: "t", RuleContent: "npm", Behavior: permission.Allow, Source: "suggested"},
+		{ToolName: "t", RuleContent: block.Some("git"), Behavior: permission.Allow, Source: "suggested"},
+		{ToolName: "t", RuleContent: block.Some("npm"), Behavior: permission.Allow, Source: "suggested"},
 	}
 	if got := b.Kept(); !reflect.DeepEqual(got, want) {
 		t.Errorf("kept %+v", got)

@@ -205,7 +205,7 @@ func firstMatch(rules []Rule, s Subject, input map[string]any) (Rule, bool) {
 
 // ruleReason renders the reference's f"Rule: {rule_content}", where a null
 // content prints as Python's None.
-func ruleReason(r Rule) string { return "Rule: " + pyStr(r.RuleContent) }
+func ruleReason(r Rule) string { return "Rule: " + r.RuleContent.Or("None") }
 
 func pyStr(s string) string {
 	if s == "" {

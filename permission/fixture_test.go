@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/internal/fixture"
 	"github.com/agentscope-go/agentscope/permission"
 )
@@ -128,7 +129,7 @@ func checkExpectation(t *testing.T, c fixtureCase, d permission.Decision) {
 		t.Errorf("message %q contains none of %q", d.Message, c.MessageAny)
 	}
 	for _, want := range c.SuggestedInclude {
-		if !slices.ContainsFunc(d.SuggestedRules, func(r permission.Rule) bool { return r.RuleContent == want }) {
+		if !slices.ContainsFunc(d.SuggestedRules, func(r permission.Rule) bool { return r.RuleContent == block.Some(want) }) {
 			t.Errorf("suggested rules %+v lack content %q", d.SuggestedRules, want)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/permission"
 )
 
@@ -40,7 +41,7 @@ func (s *scripted) SuggestRules(input map[string]any) []permission.Rule {
 	}
 	cmd, _ := input["cmd"].(string)
 	word, _, _ := strings.Cut(cmd, " ")
-	return []permission.Rule{{ToolName: s.ToolName, RuleContent: word, Behavior: permission.Allow, Source: permission.SourceSuggested}}
+	return []permission.Rule{{ToolName: s.ToolName, RuleContent: block.Some(word), Behavior: permission.Allow, Source: permission.SourceSuggested}}
 }
 
 func newTool(name string, own permission.Behavior) *scripted {
@@ -59,7 +60,11 @@ func safetyTool(name string) *scripted {
 }
 
 func rule(tool, content string, b permission.Behavior) permission.Rule {
-	return permission.Rule{ToolName: tool, RuleContent: content, Behavior: b, Source: "test"}
+	r := permission.Rule{ToolName: tool, Behavior: b, Source: "test"}
+	if content != "" { // "" stands for null here
+		r.RuleContent = block.Some(content)
+	}
+	return r
 }
 
 func engineWith(mode permission.Mode, rules ...permission.Rule) *permission.Engine {

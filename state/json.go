@@ -131,7 +131,7 @@ func (t *Task) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `,"id":`...)
 	dst = wire.AppendString(dst, t.ID)
 	dst = append(dst, `,"owner":`...)
-	dst = wire.AppendNullString(dst, t.Owner)
+	dst = wire.AppendNullable(dst, t.Owner.String, t.Owner.Valid)
 	dst = append(dst, `,"blocks":`...)
 	dst = wire.AppendAny(dst, nonNil(t.Blocks))
 	dst = append(dst, `,"blocked_by":`...)
@@ -347,7 +347,7 @@ func (t *Task) decode(data json.RawMessage) error {
 	o.StringOr("created_at", &t.CreatedAt, "")
 	o.StringOr("state", &t.State, TaskPending)
 	o.StringOr("id", &t.ID, "")
-	o.NullString("owner", &t.Owner)
+	o.Nullable("owner", &t.Owner.String, &t.Owner.Valid)
 	if err := o.Err(); err != nil {
 		return err
 	}

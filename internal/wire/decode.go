@@ -327,6 +327,21 @@ func (o *Object) NullString(name string, p *string) {
 	*p = o.str(m)
 }
 
+// Nullable reads an optional, nullable string, keeping null (or absent:
+// valid false) apart from "".
+func (o *Object) Nullable(name string, p *string, valid *bool) {
+	m := o.find(name)
+	if m == nil || m.kind == kindNull {
+		*p, *valid = "", false
+		return
+	}
+	if m.kind != kindString {
+		o.failMsg(name, "expected a string or null")
+		return
+	}
+	*p, *valid = o.str(m), true
+}
+
 // RequiredNullString reads a key that must be present but may be null.
 func (o *Object) RequiredNullString(name string, p *string) {
 	if o.find(name) == nil {

@@ -257,11 +257,9 @@ func (b *Data) AppendJSON(dst []byte) []byte {
 
 func (b *Data) MarshalJSON() ([]byte, error) { return marshal(b) }
 
-func (b *Data) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("data block", data)
-	if err != nil {
-		return err
-	}
+func (b *Data) UnmarshalJSON(data []byte) error { return unmarshalBlock(b, "data block", data) }
+
+func (b *Data) decodeObject(o *wire.Object) error {
 	checkType(o, KindData)
 	*b = Data{}
 	o.StringOr("id", &b.ID, "")
@@ -286,10 +284,11 @@ func (b *Data) UnmarshalJSON(data []byte) error {
 
 // DecodeSource decodes a base64 or url source.
 func DecodeSource(data []byte) (Source, error) {
-	o, err := wire.ParseObject("data source", data)
+	o, err := wire.Borrow("data source", data)
 	if err != nil {
 		return nil, err
 	}
+	defer o.Release()
 	var typ, mt string
 	o.StringOr("type", &typ, "")
 	o.String("media_type", &mt)

@@ -47,11 +47,9 @@ func (b *Text) AppendJSON(dst []byte) []byte {
 
 func (b *Text) MarshalJSON() ([]byte, error) { return marshal(b) }
 
-func (b *Text) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("text block", data)
-	if err != nil {
-		return err
-	}
+func (b *Text) UnmarshalJSON(data []byte) error { return unmarshalBlock(b, "text block", data) }
+
+func (b *Text) decodeObject(o *wire.Object) error {
 	checkType(o, KindText)
 	*b = Text{}
 	o.String("text", &b.Text)
@@ -156,11 +154,9 @@ func (b *Thinking) MarshalJSON() ([]byte, error) { return marshal(b) }
 
 var thinkingDeclared = map[string]bool{"type": true, "thinking": true, "id": true, "created_at": true, "finished_at": true}
 
-func (b *Thinking) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("thinking block", data)
-	if err != nil {
-		return err
-	}
+func (b *Thinking) UnmarshalJSON(data []byte) error { return unmarshalBlock(b, "thinking block", data) }
+
+func (b *Thinking) decodeObject(o *wire.Object) error {
 	checkType(o, KindThinking)
 	*b = Thinking{}
 	o.String("thinking", &b.Thinking)

@@ -95,10 +95,11 @@ func (r PermissionRule) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil)
 
 // UnmarshalJSON decodes a rule; rule_content must be present (it may be null).
 func (r *PermissionRule) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("permission rule", data)
+	o, err := wire.Borrow("permission rule", data)
 	if err != nil {
 		return err
 	}
+	defer o.Release()
 	*r = PermissionRule{}
 	o.String("tool_name", &r.ToolName)
 	if !o.Has("rule_content") {
@@ -202,10 +203,10 @@ func (b *ToolCall) AppendJSON(dst []byte) []byte {
 func (b *ToolCall) MarshalJSON() ([]byte, error) { return marshal(b) }
 
 func (b *ToolCall) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("tool_call block", data)
-	if err != nil {
-		return err
-	}
+	return unmarshalBlock(b, "tool_call block", data)
+}
+
+func (b *ToolCall) decodeObject(o *wire.Object) error {
 	checkType(o, KindToolCall)
 	*b = ToolCall{}
 	o.String("id", &b.ID)
@@ -287,10 +288,10 @@ func (b *ToolResult) AppendJSON(dst []byte) []byte {
 func (b *ToolResult) MarshalJSON() ([]byte, error) { return marshal(b) }
 
 func (b *ToolResult) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("tool_result block", data)
-	if err != nil {
-		return err
-	}
+	return unmarshalBlock(b, "tool_result block", data)
+}
+
+func (b *ToolResult) decodeObject(o *wire.Object) error {
 	checkType(o, KindToolResult)
 	*b = ToolResult{}
 	o.String("id", &b.ID)
@@ -301,7 +302,7 @@ func (b *ToolResult) UnmarshalJSON(data []byte) error {
 	if o.Err() == nil && !b.State.Valid() {
 		o.Fail("state", "unknown tool result state %q", st)
 	}
-	o.Map("metadata", &b.Metadata)
+	o.Metadata("metadata", &b.Metadata)
 	o.StringOr("created_at", &b.CreatedAt, "")
 	o.Nullable("finished_at", &b.FinishedAt.String, &b.FinishedAt.Valid)
 	raw, ok := o.Value("output")
@@ -357,13 +358,14 @@ func (b Body) MarshalJSON() ([]byte, error) { return b.AppendJSON(nil), nil }
 
 // UnmarshalJSON accepts a string or an array of text/data blocks.
 func (b *Body) UnmarshalJSON(data []byte) error {
-	var s string
-	if err := json.Unmarshal(data, &s); err == nil && len(data) > 0 && data[0] == '"' {
-		*b = PlainBody(s)
-		return nil
+	if len(data) > 0 && data[0] == '"' {
+		if s, ok := wire.DecodeString(data); ok {
+			*b = PlainBody(s)
+			return nil
+		}
 	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(data, &raws); err != nil || raws == nil {
+	raws, ok := wire.SplitArray(data)
+	if !ok {
 		return fmt.Errorf("expected a string or a list of text/data blocks")
 	}
 	out := make([]Block, 0, len(raws))
@@ -429,11 +431,9 @@ func (b *Hint) AppendJSON(dst []byte) []byte {
 
 func (b *Hint) MarshalJSON() ([]byte, error) { return marshal(b) }
 
-func (b *Hint) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("hint block", data)
-	if err != nil {
-		return err
-	}
+func (b *Hint) UnmarshalJSON(data []byte) error { return unmarshalBlock(b, "hint block", data) }
+
+func (b *Hint) decodeObject(o *wire.Object) error {
 	checkType(o, KindHint)
 	*b = Hint{}
 	o.StringOr("id", &b.ID, "")

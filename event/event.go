@@ -120,10 +120,11 @@ func decodeInto(e Event, o *wire.Object) error {
 }
 
 func unmarshal(e Event, data []byte) error {
-	o, err := wire.ParseObject(string(e.Type()), data)
+	o, err := wire.Borrow(string(e.Type()), data)
 	if err != nil {
 		return err
 	}
+	defer o.Release()
 	var t string
 	o.StringOr("type", &t, string(e.Type()))
 	if t != string(e.Type()) {

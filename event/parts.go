@@ -52,11 +52,12 @@ func decodeConfirms(o *wire.Object, name string) []ConfirmResult {
 	raws := o.Array(name, true)
 	out := make([]ConfirmResult, 0, len(raws))
 	for i, r := range raws {
-		co, err := wire.ParseObject("confirm result", r)
+		co, err := wire.Borrow("confirm result", r)
 		if err != nil {
 			o.Fail(name, "element %d: %v", i, err)
 			return nil
 		}
+		defer co.Release()
 		var c ConfirmResult
 		co.Bool("confirmed", &c.Confirmed, true)
 		call, ok := co.Raw("tool_call")

@@ -90,10 +90,11 @@ func noNilBlocks(path string, content []Block) error {
 // created_at take fresh values from stamp.Default, as the reference's
 // defaults do.
 func (m *Msg) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("message", data)
+	o, err := wire.Borrow("message", data)
 	if err != nil {
 		return err
 	}
+	defer o.Release()
 	*m = Msg{}
 	o.String("name", &m.Name)
 	var role string
@@ -112,10 +113,11 @@ func (m *Msg) UnmarshalJSON(data []byte) error {
 	o.Map("structured_output", &m.StructuredOutput)
 	content := o.Array("content", true)
 	if raw, ok := o.Raw("usage"); ok && raw != nil {
-		u, err := wire.ParseObject("usage", raw)
+		u, err := wire.Borrow("usage", raw)
 		if err != nil {
 			return err
 		}
+		defer u.Release()
 		m.Usage = new(Usage)
 		u.Int("input_tokens", &m.Usage.InputTokens, true, 0)
 		u.Int("output_tokens", &m.Usage.OutputTokens, true, 0)

@@ -337,10 +337,11 @@ func (t *TasksContext) decode(data json.RawMessage) error {
 }
 
 func (t *Task) decode(data json.RawMessage) error {
-	o, err := wire.ParseObject("task", data)
+	o, err := wire.Borrow("task", data)
 	if err != nil {
 		return err
 	}
+	defer o.Release()
 	o.String("subject", &t.Subject)
 	o.StringOr("description", &t.Description, "")
 	o.Map("metadata", &t.Metadata)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -60,6 +62,26 @@ func ParseObject(typ string, data []byte) (*Object, error) {
 		return nil, err
 	}
 	return o, nil
+}
+
+var objects = sync.Pool{New: func() any { return new(Object) }}
+
+// Borrow is ParseObject with an Object from a pool, for a decoder that is
+// done with it when it returns: it must call Release then, and keep nothing
+// Raw, Value or Array returned (the strings getters return it may keep).
+func Borrow(typ string, data []byte) (*Object, error) {
+	o := objects.Get().(*Object)
+	if err := o.Parse(typ, data); err != nil {
+		o.Release()
+		return nil, err
+	}
+	return o, nil
+}
+
+// Release returns a borrowed Object to the pool.
+func (o *Object) Release() {
+	o.Reset()
+	objects.Put(o)
 }
 
 // Parse makes o the object data holds, for a caller that reuses one Object
@@ -567,29 +589,62 @@ func (o *Object) Array(name string, required bool) []json.RawMessage {
 		o.failMsg(name, "expected an array")
 		return nil
 	}
-	s := scanner{data: o.data, pos: m.valS + 1, depth: 1}
-	items := []json.RawMessage{}
-	s.ws()
-	if s.data[s.pos] == ']' {
-		return items
-	}
-	for {
-		st := s.pos
-		s.value()
-		items = append(items, o.data[st:s.pos:s.pos])
-		s.ws()
-		c := s.data[s.pos]
-		s.pos++
-		if c == ']' {
-			return items
-		}
-		s.ws()
-	}
+	return splitArray(o.data, m.valS)
 }
 
 // PeekType returns the "type" member of a JSON object without decoding the
-// rest of it into Go values.
+// rest of it into Go values. It reads as decoding into a struct with a Type
+// *string field does: a key that matches "type" only without regard to case
+// (encoding/json matches those too) and a "type" that is not a string take
+// encoding/json's path, for its exact result and error.
 func PeekType(data []byte) (string, error) {
+	o, err := Borrow("", data)
+	if err != nil {
+		return peekTypeStd(data)
+	}
+	defer o.Release()
+	var m *member
+	for i := range o.fields {
+		f := &o.fields[i]
+		k := o.data[f.keyS:f.keyE]
+		if f.esc >= 0 || len(k) == 4 && string(k) != "type" && strings.EqualFold(string(k), "type") {
+			return peekTypeStd(data)
+		}
+		if string(k) == "type" {
+			m = f
+		}
+	}
+	switch {
+	case m == nil || m.kind == kindNull:
+		return "", errors.New(`missing "type"`)
+	case m.kind != kindString:
+		return peekTypeStd(data)
+	}
+	return o.str(m), nil
+}
+
+// PlainType is PeekType on an object already scanned: the "type" string
+// when it reads the same under encoding/json's rules without question (ok
+// false: ask PeekType of the text).
+func (o *Object) PlainType() (t string, ok bool) {
+	var m *member
+	for i := range o.fields {
+		f := &o.fields[i]
+		k := o.data[f.keyS:f.keyE]
+		if f.esc >= 0 || len(k) == 4 && string(k) != "type" && strings.EqualFold(string(k), "type") {
+			return "", false
+		}
+		if string(k) == "type" {
+			m = f
+		}
+	}
+	if m == nil || m.kind != kindString {
+		return "", false
+	}
+	return o.str(m), true
+}
+
+func peekTypeStd(data []byte) (string, error) {
 	var t struct {
 		Type *string `json:"type"`
 	}

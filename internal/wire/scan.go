@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -364,4 +365,69 @@ func appendUnquoted(out, lit []byte) []byte {
 
 func hex4(b []byte) rune {
 	return rune(unhex(b[0])<<12 | unhex(b[1])<<8 | unhex(b[2])<<4 | unhex(b[3]))
+}
+
+// valueAt validates data as one JSON value with optional white space around
+// it, as json.Unmarshal does, and returns where the value starts and its kind.
+func valueAt(data []byte) (start int, kind byte, flags uint8, ok bool) {
+	s := scanner{data: data}
+	s.ws()
+	start = s.pos
+	kind, flags, ok = s.value()
+	if !ok {
+		return 0, 0, 0, false
+	}
+	s.ws()
+	if s.pos != len(data) {
+		return 0, 0, 0, false
+	}
+	return start, kind, flags, true
+}
+
+// DecodeString decodes data as one JSON string (ok false for any other
+// value or invalid text), as json.Unmarshal into a string does.
+func DecodeString(data []byte) (string, bool) {
+	start, kind, flags, ok := valueAt(data)
+	if !ok || kind != kindString {
+		return "", false
+	}
+	s := scanner{data: data, pos: start}
+	s.str()
+	lit := data[start:s.pos]
+	if flags == 0 || flags == strNonASCII && utf8.Valid(lit[1:len(lit)-1]) {
+		return string(lit[1 : len(lit)-1]), true
+	}
+	return unquote(lit), true
+}
+
+// SplitArray splits data, one JSON array, into its raw elements (slices of
+// data); ok false for any other value (null included) or invalid text.
+func SplitArray(data []byte) ([]json.RawMessage, bool) {
+	start, kind, _, ok := valueAt(data)
+	if !ok || kind != kindArray {
+		return nil, false
+	}
+	return splitArray(data, start), true
+}
+
+// splitArray splits the validated array at data[start].
+func splitArray(data []byte, start int) []json.RawMessage {
+	s := scanner{data: data, pos: start + 1, depth: 1}
+	items := []json.RawMessage{}
+	s.ws()
+	if s.data[s.pos] == ']' {
+		return items
+	}
+	for {
+		st := s.pos
+		s.value()
+		items = append(items, data[st:s.pos:s.pos])
+		s.ws()
+		c := s.data[s.pos]
+		s.pos++
+		if c == ']' {
+			return items
+		}
+		s.ws()
+	}
 }

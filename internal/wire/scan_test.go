@@ -3,6 +3,7 @@ package wire_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -158,6 +159,28 @@ func checkAgainstOracle(t *testing.T, data []byte) {
 	if got, want := wire.Valid(data), json.Valid(data); got != want {
 		t.Fatalf("Valid(%q) = %v, json.Valid = %v", data, got, want)
 	}
+	var head struct {
+		Type *string `json:"type"`
+	}
+	wantT, wantErr := "", json.Unmarshal(data, &head)
+	if wantErr == nil && head.Type == nil {
+		wantErr = errors.New(`missing "type"`)
+	} else if wantErr == nil {
+		wantT = *head.Type
+	}
+	if gotT, gotErr := wire.PeekType(data); gotT != wantT || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+		t.Fatalf("PeekType(%q) = %q, %v; encoding/json gives %q, %v", data, gotT, gotErr, wantT, wantErr)
+	}
+	var str string
+	strErr := json.Unmarshal(data, &str)
+	if got, ok := wire.DecodeString(data); ok != (strErr == nil && !isNullRaw(data)) || ok && got != str {
+		t.Fatalf("DecodeString(%q) = %q, %v; encoding/json gives %q, %v", data, got, ok, str, strErr)
+	}
+	var items []json.RawMessage
+	itemsErr := json.Unmarshal(data, &items)
+	if got, ok := wire.SplitArray(data); ok != (itemsErr == nil && items != nil) || ok && fmt.Sprintf("%q", got) != fmt.Sprintf("%q", items) {
+		t.Fatalf("SplitArray(%q) = %q, %v; encoding/json gives %q, %v", data, got, ok, items, itemsErr)
+	}
 	var f map[string]json.RawMessage
 	stdErr := json.Unmarshal(data, &f)
 	o, err := wire.ParseObject("x", data)
@@ -209,6 +232,8 @@ var oracleSeeds = []string{
 	strings.Repeat(`{"a":`, 10001) + "1" + strings.Repeat("}", 10001),
 	strings.Repeat(`[`, 9999) + strings.Repeat("]", 9999),
 	`{"a":` + strings.Repeat(`[`, 9999) + strings.Repeat("]", 9999) + `}`,
+	` "str\u00e9" `, `["a", 1 ,[]]`, `[]`, ` [ ] `, `[1,]`, `"\ud800"`,
+	`{"type":"text","TYPE":"data"}`, `{"Type":"x"}`, `{"type":null}`, `{"type":1}`, `{"\u0074ype":"esc"}`, `{"type":"a","type":"b"}`,
 	`{"a":` + strings.Repeat(`[`, 10000) + strings.Repeat("]", 10000) + `}`,
 }
 

@@ -63,8 +63,8 @@ var ErrInvalid = errors.New("invalid event")
 
 // New returns an empty event of type t.
 func New(t Type) (Event, error) {
-	if f, ok := constructors[t]; ok {
-		return f(), nil
+	if e := newEvent(t); e != nil {
+		return e, nil
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnknownType, t)
 }

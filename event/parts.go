@@ -117,6 +117,13 @@ func decodeResults(o *wire.Object, name string) []*block.ToolResult {
 	return out
 }
 
+func appendErrorInfo(dst []byte, e *ErrorInfo) []byte {
+	if e == nil {
+		return append(dst, "null"...)
+	}
+	return e.AppendJSON(dst)
+}
+
 func decodeErrorInfo(o *wire.Object, name string) *ErrorInfo {
 	raw, ok := o.Raw(name)
 	if !ok || raw == nil {

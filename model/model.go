@@ -195,7 +195,11 @@ type Error struct {
 	Status     int           // HTTP status, if any
 	Message    string        // the provider's message, kept verbatim
 	RetryAfter time.Duration // from Retry-After, if given
-	Err        error         // the underlying error, if any
+	// Attempts is how many HTTP requests the adapter made for the call,
+	// its own retries included; 0 when no request was counted (a setup
+	// error, a scripted model).
+	Attempts int
+	Err      error // the underlying error, if any
 }
 
 func (e *Error) Error() string {

@@ -68,5 +68,5 @@ func openaiOptions(s Spec, key string, p openai.Profile) []openai.Option {
 	if s.HTTPClient != nil {
 		opts = append(opts, openai.WithHTTPClient(s.HTTPClient))
 	}
-	return opts
+	return append(opts, openai.WithTimeouts(s.Timeouts), openai.WithLogger(s.Logger))
 }

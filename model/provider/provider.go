@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -29,9 +30,15 @@ type Spec struct {
 	Model   string // "gpt-4.1"; may hold ':' ("qwen3:8b")
 	BaseURL string // from "model@https://…" or WithBaseURL; "" = the provider default
 	APIKey  string // from WithAPIKey; "" = look in the environment (Key)
-	// HTTPClient is the client to call with (nil = http.DefaultClient).
+	// HTTPClient is the client to call with (nil = the adapter's own,
+	// whose dialer honours Timeouts.Connect).
 	HTTPClient *http.Client
-	getenv     func(string) string
+	// Timeouts bound each call's phases (zero fields = model's defaults).
+	Timeouts model.Timeouts
+	// Logger receives the adapter's warnings, retries included (nil =
+	// slog.Default()).
+	Logger *slog.Logger
+	getenv func(string) string
 }
 
 // Env reads an environment variable (through WithEnv when given).
@@ -106,6 +113,13 @@ func WithEnv(getenv func(string) string) Option { return func(s *Spec) { s.geten
 
 // WithHTTPClient sets the HTTP client the model calls with.
 func WithHTTPClient(c *http.Client) Option { return func(s *Spec) { s.HTTPClient = c } }
+
+// WithTimeouts sets the connect, first-byte and idle timeouts of the
+// model's calls (the CLI's --timeout); zero fields keep the defaults.
+func WithTimeouts(t model.Timeouts) Option { return func(s *Spec) { s.Timeouts = t } }
+
+// WithLogger sets the logger for the model's warnings, retries included.
+func WithLogger(l *slog.Logger) Option { return func(s *Spec) { s.Logger = l } }
 
 // Parse splits a model URI "scheme:model[@base-url]". The scheme is
 // everything before the first ':'; a base URL is introduced by the last

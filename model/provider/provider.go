@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -140,10 +141,35 @@ func Parse(uri string) (Spec, error) {
 			return Spec{}, setupError(fmt.Errorf("%w %q: base URL %q is not a URL", ErrBadURI, uri, s.BaseURL))
 		}
 	}
+	if at < 0 {
+		if i := strings.LastIndexByte(rest, '@'); i >= 0 && looksLikeHost(rest[i+1:]) {
+			base := rest[i+1:]
+			if _, after, ok := strings.Cut(base, "://"); ok {
+				base = after
+			}
+			if base == "" {
+				base = "localhost:8000/v1"
+			}
+			return Spec{}, setupError(fmt.Errorf("%w %q: the base URL after '@' must start with http:// or https://, e.g. %s:%s@http://%s",
+				ErrBadURI, uri, s.Scheme, rest[:i], base))
+		}
+	}
 	if s.Model == "" {
 		return Spec{}, setupError(fmt.Errorf("%w %q: no model name", ErrBadURI, uri))
 	}
 	return s, nil
+}
+
+// looksLikeHost tells a base URL without its http:// ("localhost:8000/v1",
+// "ftp://h", "") from the '@' some model names hold ("claude@2025").
+func looksLikeHost(s string) bool {
+	hostport, _, _ := strings.Cut(s, "/")
+	switch {
+	case s == "", strings.Contains(s, "://"), strings.HasPrefix(s, "localhost"):
+		return true
+	}
+	_, port, err := net.SplitHostPort(hostport)
+	return err == nil && port != "" && strings.Trim(port, "0123456789") == ""
 }
 
 // New builds the model a URI names, e.g. "openai:gpt-4.1",

@@ -27,8 +27,8 @@ type Timeouts struct {
 	// adapter's own client only: a client given with WithHTTPClient dials
 	// as its Transport says.
 	Connect time.Duration
-	// FirstByte bounds the wait for the response headers once the request
-	// is being sent.
+	// FirstByte bounds each attempt from sending the request (connecting
+	// included) to its response headers.
 	FirstByte time.Duration
 	// Idle bounds the silence between two reads of the response body, so
 	// a stream that stalls after its headers or mid-way ends too. Time the

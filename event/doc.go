@@ -11,6 +11,6 @@
 // tool results, hint bodies) are the ones of package block.
 //
 // The vocabulary that both planes share — roles, reply finish reasons and
-// ErrorInfo — is defined here, at the lower of the two layers, and re-exported
-// by package message.
+// ErrorInfo — is defined here, at the lower of the two layers, and used
+// under these names by package message.
 package event

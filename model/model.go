@@ -128,9 +128,6 @@ func (c *ToolChoice) Validate(tools []ToolSchema) error {
 	return nil
 }
 
-// Usage is a model call's token usage.
-type Usage = message.Usage
-
 // PartKind says what a Part carries.
 type PartKind uint8
 
@@ -180,7 +177,7 @@ type Part struct {
 // latest usage report (cumulative for the call so far).
 type Chunk struct {
 	Parts []Part
-	Usage *Usage
+	Usage *message.Usage
 	// Final marks a closing chunk that carries the complete response
 	// content rather than a delta (the reference's explicit is_last chunk).
 	// Most adapters never send one; the Accumulator builds the final

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/internal/toolinput"
@@ -249,7 +250,7 @@ func formatMessages(msgs []*message.Msg, log *slog.Logger) (system []textPart, o
 			continue
 		}
 		switch msg.Role {
-		case message.RoleSystem:
+		case event.RoleSystem:
 			parts := textParts(msg.Content)
 			if len(t.list) == 0 {
 				system = append(system, parts...)
@@ -258,9 +259,9 @@ func formatMessages(msgs []*message.Msg, log *slog.Logger) (system []textPart, o
 					t.add("user", p)
 				}
 			}
-		case message.RoleUser:
+		case event.RoleUser:
 			t.add("user", userParts(msg.Content)...)
-		case message.RoleAssistant:
+		case event.RoleAssistant:
 			for _, b := range msg.Content {
 				switch b := b.(type) {
 				case *block.Text:

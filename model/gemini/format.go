@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/internal/toolinput"
@@ -232,7 +233,7 @@ func (m *Model) formatMessages(msgs []*message.Msg) (sys []part, out []content, 
 			continue
 		}
 		switch msg.Role {
-		case message.RoleSystem:
+		case event.RoleSystem:
 			for _, b := range msg.Content {
 				if t, ok := b.(*block.Text); ok && t.Text != "" {
 					if len(c.list) == 0 {
@@ -242,9 +243,9 @@ func (m *Model) formatMessages(msgs []*message.Msg) (sys []part, out []content, 
 					}
 				}
 			}
-		case message.RoleUser:
+		case event.RoleUser:
 			c.add("user", userParts(msg.Content)...)
-		case message.RoleAssistant:
+		case event.RoleAssistant:
 			m.assistant(c, msg.Content)
 		default:
 			return nil, nil, invalid(fmt.Sprintf("messages[%d]: unknown role %q", mi, msg.Role), message.ErrRole)

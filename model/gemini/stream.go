@@ -10,6 +10,7 @@ import (
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/internal/wire"
+	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/internal/transport"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -134,7 +135,7 @@ func (d *decoder) step(data []byte) (model.Chunk, error) {
 	}
 	c := model.Chunk{Parts: d.parts}
 	if um := r.UsageMetadata; um != nil {
-		c.Usage = &model.Usage{
+		c.Usage = &message.Usage{
 			InputTokens:      um.PromptTokenCount,
 			OutputTokens:     max(um.TotalTokenCount-um.PromptTokenCount, 0),
 			CacheInputTokens: um.CachedContentTokenCount,

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/internal/toolinput"
@@ -118,11 +119,11 @@ func formatMessages(msgs []*message.Msg, log *slog.Logger) ([]chatMessage, error
 			continue
 		}
 		switch msg.Role {
-		case message.RoleSystem, message.RoleUser:
+		case event.RoleSystem, event.RoleUser:
 			if cm, ok := userMessage(string(msg.Role), msg.Content); ok {
 				out = append(out, cm)
 			}
-		case message.RoleAssistant:
+		case event.RoleAssistant:
 			out = assistant(out, msg.Content, log)
 		default:
 			return nil, invalid(fmt.Sprintf("messages[%d]: unknown role %q", mi, msg.Role), message.ErrRole)

@@ -168,7 +168,7 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, y func(It
 	}
 	switch d.Behavior {
 	case block.Ask, block.Passthrough:
-		if dedup != nil && !dedup.Admit(t, input, d) {
+		if dedup != nil && !dedup.Admit(tool.PermissionSubject(t), input, d) {
 			// Covered by a rule surfaced earlier in this batch: stays
 			// pending and is checked again on the next run.
 			return callDone, nil
@@ -205,13 +205,13 @@ func (r *run) checkPermission(ctx context.Context, c *block.ToolCall, t tool.Too
 		if approved {
 			return permission.UserConfirmed(), nil
 		}
-		return a.engine.Check(ctx, t, input), nil
+		return a.engine.Check(ctx, tool.PermissionSubject(t), input), nil
 	}
 	h := a.permissionChain(func(ctx context.Context, in PermissionInput) (permission.Decision, error) {
 		if approved {
 			return permission.UserConfirmed(), nil
 		}
-		return a.engine.Check(ctx, in.Tool, in.Input), nil
+		return a.engine.Check(ctx, tool.PermissionSubject(in.Tool), in.Input), nil
 	})
 	return h(ctx, PermissionInput{ToolCall: c.CloneBlock().(*block.ToolCall), Tool: t, Input: cloneMap(input)})
 }
@@ -228,9 +228,7 @@ func (l lockstepTool) Call(ctx context.Context, input map[string]any) iter.Seq2[
 // streams its chunks as events and stores its folded result.
 func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input map[string]any, y func(Item, error) bool, w *coop.Worker[Item]) (callOutcome, error) {
 	a := r.a
-	if w != nil {
-		t = lockstepTool{t}
-	} else if ctx.Done() != nil {
+	if w == nil && ctx.Done() != nil {
 		// A cancellation lands where the tool waits (or shortly after it
 		// was requested, for a tool that blocks without telling), not before
 		// a tool that runs straight through; in a batch the batch does this.
@@ -242,6 +240,11 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 		ctx = tool.WithState(ctx, a.st)
 	}
 	inner := func(ctx context.Context, in ActingInput) iter.Seq[tool.Chunk] {
+		if w != nil {
+			// Wrapped only here, so middlewares see the tool itself (its
+			// optional interfaces included).
+			return a.runner.Run(ctx, lockstepTool{in.Tool}, in.Input)
+		}
 		return a.runner.Run(ctx, in.Tool, in.Input)
 	}
 	h := inner

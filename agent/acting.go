@@ -134,20 +134,22 @@ func (r *run) runConcurrent(calls []*block.ToolCall) (parked, interrupted, ok bo
 }
 
 // errorResult settles a call with a synthesized result whose output is a
-// plain string (§3.7 _handle_error_tool_call).
-func (r *run) errorResult(y func(Item, error) bool, c *block.ToolCall, msg string, st block.ToolResultState) bool {
+// plain string (§3.7 _handle_error_tool_call). false: the consumer stopped.
+func (r *run) errorResult(y func(Item, error) bool, c *block.ToolCall, msg string, st block.ToolResultState) (bool, error) {
 	a := r.a
 	if !r.emitTo(y, &event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}) {
-		return false
+		return false, nil
 	}
 	res := &block.ToolResult{ID: c.ID, Name: c.Name, Output: block.PlainBody(msg), State: st}
 	block.Fill(res, a.src)
 	a.st.AppendContext(a.src, a.name, res)
-	c.State = block.CallFinished
-	if !r.emitTo(y, &event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: c.ID, Delta: msg}) {
-		return false
+	if err := c.Transition(block.CallFinished); err != nil {
+		return false, err
 	}
-	return r.emitTo(y, &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: st})
+	if !r.emitTo(y, &event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: c.ID, Delta: msg}) {
+		return false, nil
+	}
+	return r.emitTo(y, &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: st}), nil
 }
 
 // execute is one call's lifecycle (§3.7): resolve and validate, check
@@ -159,8 +161,8 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, y func(It
 	a := r.a
 	t, input, err := a.toolkit.Prepare(c, a.st.Tools.ActivatedGroups)
 	if err != nil {
-		r.errorResult(y, c, err.Error(), block.ResultError)
-		return callDone, nil
+		_, err := r.errorResult(y, c, err.Error(), block.ResultError)
+		return callDone, err
 	}
 	d, err := r.checkPermission(ctx, c, t, input)
 	if err != nil {
@@ -173,23 +175,29 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, y func(It
 			// pending and is checked again on the next run.
 			return callDone, nil
 		}
-		c.State = block.CallAsking
+		if err := c.Transition(block.CallAsking); err != nil {
+			return callDone, err
+		}
 		c.SuggestedRules = append([]block.PermissionRule{}, d.SuggestedRules...)
 		r.emitTo(y, &event.RequireUserConfirm{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
 		return callAsked, nil
 	case block.Deny:
-		r.errorResult(y, c, d.Message, block.ResultDenied)
-		return callDone, nil
+		_, err := r.errorResult(y, c, d.Message, block.ResultDenied)
+		return callDone, err
 	case block.Allow:
 	default:
 		return callDone, fmt.Errorf("Invalid permission decision behavior: %s", d.Behavior)
 	}
-	c.State = block.CallAllowed
+	if err := c.Transition(block.CallAllowed); err != nil {
+		return callDone, err
+	}
 	if !r.emitTo(y, &event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}) {
 		return callDone, nil
 	}
 	if t.Flags().External {
-		c.State = block.CallSubmitted
+		if err := c.Transition(block.CallSubmitted); err != nil {
+			return callDone, err
+		}
 		r.emitTo(y, &event.RequireExternalExecution{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
 		return callSubmitted, nil
 	}
@@ -286,7 +294,9 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 	res := resp.Result(c.Name)
 	block.Fill(res, a.src)
 	a.st.AppendContext(a.src, a.name, res)
-	c.State = block.CallFinished
+	if err := c.Transition(block.CallFinished); err != nil {
+		return callDone, err
+	}
 	end := &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: res.State}
 	end.Metadata = maps.Clone(res.Metadata)
 	r.emitTo(y, end)

@@ -52,6 +52,27 @@ type blockState struct {
 	text, thinking string   // agent-generated ids of the open text/thinking streams
 	tools          []string // open tool-call ids, in opening order
 	data           []string // open data block ids
+	// named are the tool calls of this model call by id with their names:
+	// a call re-opened after other blocks came between its fragments gets
+	// its name again on the second START, though providers send it only
+	// with the first fragment.
+	named []toolName
+}
+
+type toolName struct{ id, name string }
+
+// nameOf records name for id if given and returns the name known for id.
+func (s *blockState) nameOf(id, name string) string {
+	for i := range s.named {
+		if s.named[i].id == id {
+			if name != "" {
+				s.named[i].name = name
+			}
+			return s.named[i].name
+		}
+	}
+	s.named = append(s.named, toolName{id, name})
+	return name
 }
 
 // reason is the innermost reasoning handler (the reference's
@@ -300,9 +321,11 @@ func (r *run) convert(open *blockState, parts []model.Part, emit func(event.Even
 		}
 		if !slices.Contains(open.tools, p.ID) {
 			open.tools = append(open.tools, p.ID)
-			if !emit(&event.ToolCallStart{ReplyID: r.replyID, ToolCallID: p.ID, ToolCallName: p.Name}) {
+			if !emit(&event.ToolCallStart{ReplyID: r.replyID, ToolCallID: p.ID, ToolCallName: open.nameOf(p.ID, p.Name)}) {
 				return false
 			}
+		} else if p.Name != "" {
+			open.nameOf(p.ID, p.Name)
 		}
 		d := r.toolDeltas.next()
 		d.ReplyID, d.ToolCallID, d.Delta = r.replyID, p.ID, p.Text

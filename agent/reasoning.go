@@ -52,27 +52,22 @@ type blockState struct {
 	text, thinking string   // agent-generated ids of the open text/thinking streams
 	tools          []string // open tool-call ids, in opening order
 	data           []string // open data block ids
-	// named are the tool calls of this model call by id with their names:
-	// a call re-opened after other blocks came between its fragments gets
-	// its name again on the second START, though providers send it only
-	// with the first fragment.
-	named []toolName
+	// acc holds what the call streamed before the current chunk: a tool
+	// call re-opened after other blocks came between its fragments takes
+	// its name from there for its second START, since providers send the
+	// name with the first fragment only.
+	acc *model.Accumulator
 }
 
-type toolName struct{ id, name string }
-
-// nameOf records name for id if given and returns the name known for id.
-func (s *blockState) nameOf(id, name string) string {
-	for i := range s.named {
-		if s.named[i].id == id {
-			if name != "" {
-				s.named[i].name = name
-			}
-			return s.named[i].name
-		}
+// toolName is the name a START for p carries.
+func (s *blockState) toolName(p *model.Part) string {
+	if p.Name != "" || s.acc == nil {
+		return p.Name
 	}
-	s.named = append(s.named, toolName{id, name})
-	return name
+	if c := s.acc.ToolCall(p.ID); c != nil {
+		return c.Name
+	}
+	return ""
 }
 
 // reason is the innermost reasoning handler (the reference's
@@ -88,7 +83,7 @@ func (r *run) reason(ctx context.Context, in ReasoningInput, y func(Item, error)
 		return
 	}
 	acc := model.NewAccumulator(a.src)
-	var open blockState
+	open := blockState{acc: acc}
 	stopped := false
 	interrupted := false
 	// emit converts within the call; a false return means the consumer
@@ -321,11 +316,9 @@ func (r *run) convert(open *blockState, parts []model.Part, emit func(event.Even
 		}
 		if !slices.Contains(open.tools, p.ID) {
 			open.tools = append(open.tools, p.ID)
-			if !emit(&event.ToolCallStart{ReplyID: r.replyID, ToolCallID: p.ID, ToolCallName: open.nameOf(p.ID, p.Name)}) {
+			if !emit(&event.ToolCallStart{ReplyID: r.replyID, ToolCallID: p.ID, ToolCallName: open.toolName(p)}) {
 				return false
 			}
-		} else if p.Name != "" {
-			open.nameOf(p.ID, p.Name)
 		}
 		d := r.toolDeltas.next()
 		d.ReplyID, d.ToolCallID, d.Delta = r.replyID, p.ID, p.Text

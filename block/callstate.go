@@ -141,10 +141,11 @@ func (c *ToolCall) move(to ToolCallState, by mover) error {
 // the loop, in content order: a human (asking) or the host (submitted and
 // not yet answered). A reply with such calls parks.
 func AwaitingCalls(content []Block) []*ToolCall {
-	answered := answeredIDs(content)
+	var ans answers
+	ans.scan(content)
 	var out []*ToolCall
 	for _, b := range content {
-		if c, ok := b.(*ToolCall); ok && c.awaiting(answered[c.ID]) {
+		if c, ok := b.(*ToolCall); ok && c.awaiting(&ans) {
 			out = append(out, c)
 		}
 	}
@@ -156,10 +157,11 @@ func AwaitingCalls(content []Block) []*ToolCall {
 // ones when nothing awaits — pending calls are frozen while any call of the
 // message waits (§3.3).
 func ExecutableCalls(content []Block) []*ToolCall {
-	answered := answeredIDs(content)
+	var ans answers
+	ans.scan(content)
 	waiting := false
 	for _, b := range content {
-		if c, ok := b.(*ToolCall); ok && c.awaiting(answered[c.ID]) {
+		if c, ok := b.(*ToolCall); ok && c.awaiting(&ans) {
 			waiting = true
 			break
 		}
@@ -167,7 +169,7 @@ func ExecutableCalls(content []Block) []*ToolCall {
 	var out []*ToolCall
 	for _, b := range content {
 		c, ok := b.(*ToolCall)
-		if !ok || answered[c.ID] {
+		if !ok || ans.has(c.ID) {
 			continue
 		}
 		switch c.State {
@@ -185,10 +187,11 @@ func ExecutableCalls(content []Block) []*ToolCall {
 // UnfinishedCalls returns the calls of content without an answer, whatever
 // their state, in content order: the ones an interruption must close.
 func UnfinishedCalls(content []Block) []*ToolCall {
-	answered := answeredIDs(content)
+	var ans answers
+	ans.scan(content)
 	var out []*ToolCall
 	for _, b := range content {
-		if c, ok := b.(*ToolCall); ok && !answered[c.ID] {
+		if c, ok := b.(*ToolCall); ok && !ans.has(c.ID) {
 			out = append(out, c)
 		}
 	}
@@ -198,35 +201,58 @@ func UnfinishedCalls(content []Block) []*ToolCall {
 // HasUnfinishedCalls reports whether UnfinishedCalls is non-empty, without
 // building it.
 func HasUnfinishedCalls(content []Block) bool {
-	var answered map[string]bool
+	var ans answers
+	ans.scan(content)
 	for _, b := range content {
-		c, ok := b.(*ToolCall)
-		if !ok {
-			continue
-		}
-		if answered == nil {
-			answered = answeredIDs(content)
-		}
-		if !answered[c.ID] {
+		if c, ok := b.(*ToolCall); ok && !ans.has(c.ID) {
 			return true
 		}
 	}
 	return false
 }
 
-func (c *ToolCall) awaiting(answered bool) bool {
-	return c.State == CallAsking || (c.State == CallSubmitted && !answered)
+func (c *ToolCall) awaiting(ans *answers) bool {
+	return c.State == CallAsking || (c.State == CallSubmitted && !ans.has(c.ID))
 }
 
-func answeredIDs(content []Block) map[string]bool {
-	var ids map[string]bool
+// answers are the ids of a content's tool results: a few in place (the
+// loop asks on every round, and most replies hold a handful), a map beyond.
+type answers struct {
+	few [8]string
+	n   int
+	big map[string]bool
+}
+
+func (a *answers) scan(content []Block) {
 	for _, b := range content {
-		if r, ok := b.(*ToolResult); ok {
-			if ids == nil {
-				ids = make(map[string]bool)
+		r, ok := b.(*ToolResult)
+		if !ok {
+			continue
+		}
+		switch {
+		case a.big != nil:
+			a.big[r.ID] = true
+		case a.n < len(a.few):
+			a.few[a.n] = r.ID
+			a.n++
+		default:
+			a.big = make(map[string]bool, 2*len(a.few))
+			for _, id := range a.few {
+				a.big[id] = true
 			}
-			ids[r.ID] = true
+			a.big[r.ID] = true
 		}
 	}
-	return ids
+}
+
+func (a *answers) has(id string) bool {
+	if a.big != nil {
+		return a.big[id]
+	}
+	for _, x := range a.few[:a.n] {
+		if x == id {
+			return true
+		}
+	}
+	return false
 }

@@ -149,6 +149,21 @@ func TestCallViews(t *testing.T) {
 			"a", "", "",
 		},
 	}
+	// Many results (beyond the few kept in place): the same answers.
+	var many []block.Block
+	for i := range 12 {
+		id := fmt.Sprintf("s%d", i)
+		many = append(many, call(id, submitted))
+		if i != 10 {
+			many = append(many, result(id))
+		}
+	}
+	many = append(many, call("p", pending))
+	cases = append(cases, struct {
+		name                             string
+		content                          []block.Block
+		awaiting, executable, unfinished string
+	}{"many results", many, "s10", "", "s10,p"})
 	for _, tc := range cases {
 		if got := ids(block.AwaitingCalls(tc.content)); got != tc.awaiting {
 			t.Errorf("%s: awaiting %q, want %q", tc.name, got, tc.awaiting)

@@ -92,7 +92,7 @@ func runRun(ctx context.Context, inv *invocation) int {
 		inv.Errorf("%v", err)
 		return exitUsage
 	}
-	a, err := agent.New(*name, m, agent.WithSystemPrompt(*system), agent.WithLogger(logger), agent.WithToolkit(tk))
+	a, err := agent.New(agent.Config{Name: *name, Model: m, SystemPrompt: *system, Toolkit: tk, Logger: logger})
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitFailure
@@ -100,7 +100,7 @@ func runRun(ctx context.Context, inv *invocation) int {
 
 	out := bufio.NewWriter(inv.Stdout)
 	p := replyPrinter{w: out, json: *jsonOut}
-	for ev, err := range a.Stream(ctx, message.UserText("user", prompt)) {
+	for ev, err := range a.Stream(ctx, []*message.Msg{message.UserText("user", prompt)}) {
 		if err != nil {
 			p.finish()
 			printError(inv, err)

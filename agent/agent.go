@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"log/slog"
 	"sync"
@@ -235,14 +236,15 @@ func WithResult(r *Result) ReplyOption { return func(o *replyOptions) { o.result
 // the reply continues from the context. An invalid message is an
 // *InputError before any event, with the state unchanged.
 //
-// Cancelling ctx interrupts the reply wherever it is: unfinished tool
-// calls get interrupted results, REPLY_END(interrupted) is the last event
-// and the stream ends without an error (unless
-// Config.InterruptionReturnsError). A ctx cancelled before the reply
-// starts runs nothing: the stream is REPLY_START then
-// REPLY_END(interrupted), with the messages added to the context like any
-// interrupted reply's. Stopping the iteration early abandons the reply
-// where it is (running tools are cancelled; the state stays resumable).
+// Cancelling ctx interrupts the reply wherever it is: no model call or
+// tool starts once the cancellation is visible, unfinished tool calls get
+// interrupted results, REPLY_END(interrupted) is the last event and the
+// stream ends without an error (unless Config.InterruptionReturnsError).
+// A ctx already done when the reply would start runs nothing and changes
+// nothing: the stream is only an error wrapping ctx.Err(). The same holds
+// for Confirm, DeliverExternal and Interrupt. Stopping the iteration early
+// abandons the reply where it is (running tools are cancelled; the state
+// stays resumable).
 func (a *Agent) Stream(ctx context.Context, msgs []*message.Msg, opts ...ReplyOption) iter.Seq2[event.Event, error] {
 	return a.start(ctx, ReplyInput{Msgs: msgs}, nil, opts)
 }
@@ -298,6 +300,13 @@ func (a *Agent) start(ctx context.Context, in ReplyInput, inErr error, opts []Re
 		}()
 		if inErr != nil {
 			yield(nil, inErr)
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			// The reply never starts, so there is nothing to interrupt:
+			// like a Go call given a done context (and like the reference's
+			// task cancelled before its first step) it does nothing.
+			yield(nil, fmt.Errorf("agent: reply not started: %w", err))
 			return
 		}
 		if err := a.acquire(); err != nil {

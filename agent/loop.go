@@ -463,7 +463,10 @@ func checkInputMsg(m *message.Msg) error {
 		return inputErr("Invalid message in the input: None should not contain tool calls, tool results or thinking blocks.")
 	}
 	bad := m.Role != event.RoleUser && m.Role != event.RoleAssistant
-	for _, b := range m.Content {
+	for i, b := range m.Content {
+		if b == nil {
+			return inputErr("Invalid message in the input: content block %d is None.", i)
+		}
 		switch b.Kind() {
 		case block.KindToolCall, block.KindToolResult, block.KindThinking:
 			bad = true

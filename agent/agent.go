@@ -20,8 +20,10 @@ import (
 )
 
 // Agent is a ReAct agent: a model, a toolkit, a permission engine and a
-// state. One reply runs at a time (a second concurrent one fails with
-// ErrBusy); between replies the state may be read, saved or replaced.
+// state. One reply runs at a time (starting another while one runs fails
+// with ErrBusy). A parked reply is not running: it is resumed with Confirm
+// or DeliverExternal, by this agent or by any agent built on a saved copy
+// of its state (State, Config.State).
 type Agent struct {
 	name    string
 	prompt  string

@@ -124,6 +124,9 @@ type SystemPromptMiddleware func(ctx context.Context, a *Agent, prompt string) (
 //		Reply:      audit.OnReply,
 //		Permission: audit.OnPermission,
 //	})
+//
+// Hooks run inside the reply, so the *Agent they are given is busy: its
+// State is ErrBusy there.
 type Middleware struct {
 	// Name labels the middleware in errors ("": its index).
 	Name         string

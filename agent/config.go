@@ -78,9 +78,9 @@ type Config struct {
 	// ToolGrace is how long a cancelled tool may take to return before it
 	// is abandoned (0: tool.DefaultGrace).
 	ToolGrace time.Duration
-	// Preemption is how long a tool of a concurrent batch may keep running
-	// without waiting before its siblings' events may overtake its own
-	// (0: 20ms). Only the order of events depends on it.
+	// Preemption is how long a tool of a concurrent batch may take to
+	// produce its next chunk (or return) before it counts as waiting and
+	// its siblings run (0: 20ms). Only the order of events depends on it.
 	Preemption time.Duration
 	// Now is the clock of the runtime-state injection (nil: time.Now).
 	Now func() time.Time

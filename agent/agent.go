@@ -195,8 +195,9 @@ const (
 	OutcomeInterrupted Outcome = "interrupted"
 	// OutcomeExceededMaxIters: out of reasoning-acting rounds.
 	OutcomeExceededMaxIters Outcome = "exceeded_max_iters"
-	// OutcomeNothing: nothing happened (a user interrupt sent to an idle
-	// agent); there is no message.
+	// OutcomeNothing: nothing happened (Interrupt on an agent with no
+	// parked reply, or a reply that did not start: an invalid input, a
+	// done context); there is no message.
 	OutcomeNothing Outcome = "nothing"
 )
 
@@ -210,8 +211,8 @@ type Result struct {
 	// ReplyID identifies the reply (a parked reply keeps it on resume).
 	ReplyID string
 	// Pending are copies of the tool calls a parked reply waits for, in
-	// content order: state "asking" (answer with a USER_CONFIRM_RESULT) or
-	// "submitted" (answer with an EXTERNAL_EXECUTION_RESULT).
+	// content order: state "asking" (answer with Confirm) or "submitted"
+	// (answer with DeliverExternal).
 	Pending []*block.ToolCall
 }
 

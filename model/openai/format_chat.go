@@ -315,7 +315,7 @@ func (f *chatFormatter) dataPart(d *block.Data) (chatPart, error) {
 		if err != nil {
 			return chatPart{}, err
 		}
-		name := d.Name
+		name := d.Name.String
 		if name == "" {
 			name = "file.pdf"
 		}

@@ -229,7 +229,7 @@ func (f *respFormatter) inputParts(blocks []block.Block) ([]respPart, error) {
 				if err != nil {
 					return nil, err
 				}
-				name := b.Name
+				name := b.Name.String
 				if name == "" {
 					name = "file.pdf"
 				}

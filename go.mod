@@ -1,6 +1,6 @@
 module github.com/agentscope-go/agentscope
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

@@ -279,14 +279,22 @@ func (s *Store) DeleteSession(ctx context.Context, k session.Key) error {
 	if err := check.Begin(ctx, k); err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE id = $1 AND user_id = $2`, k.SessionID, k.UserID)
-	if err != nil {
-		return fail(ctx, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound(k)
-	}
-	return nil
+	// The session row goes first: its lock waits out appenders in flight,
+	// and once it is gone no append matches, so the events deleted next
+	// are all there will be (events have no foreign key to cascade).
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var n int64
+		err := tx.QueryRow(ctx, `DELETE FROM sessions WHERE id = $1 AND user_id = $2 RETURNING n`, k.SessionID, k.UserID).Scan(&n)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound(k)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM events WHERE session_n = $1`, n)
+		return err
+	})
+	return fail(ctx, err)
 }
 
 func (s *Store) LoadState(ctx context.Context, k session.Key) (session.State, error) {

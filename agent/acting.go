@@ -27,8 +27,9 @@ const (
 // acting runs the executable calls in batches (§3.6): consecutive
 // concurrency-safe calls (unknown tools count as safe) run as one
 // concurrent batch, the others one by one. A batch that parks a call stops
-// the later batches; an interrupted result ends the reply.
-func (r *run) acting(calls []*block.ToolCall) (interrupted, ok bool) {
+// the later batches (the loop then parks); an interrupted result ends the
+// reply.
+func (r *run) acting(calls []*block.ToolCall) (outcome, error) {
 	for len(calls) > 0 {
 		conc := r.concurrent(calls[0])
 		n := 1
@@ -37,20 +38,21 @@ func (r *run) acting(calls []*block.ToolCall) (interrupted, ok bool) {
 		}
 		batch := calls[:n]
 		calls = calls[n:]
-		var parked bool
+		var o outcome
+		var err error
 		if conc {
-			parked, interrupted, ok = r.runConcurrent(batch)
+			o, err = r.runConcurrent(batch)
 		} else {
-			parked, interrupted, ok = r.runSequential(batch)
+			o, err = r.runSequential(batch)
 		}
-		if !ok || interrupted {
-			return interrupted, ok
+		if err != nil || o == stepInterrupted {
+			return o, err
 		}
-		if parked {
+		if o == stepParked {
 			break
 		}
 	}
-	return false, true
+	return stepContinue, nil
 }
 
 func (r *run) concurrent(c *block.ToolCall) bool {
@@ -58,26 +60,35 @@ func (r *run) concurrent(c *block.ToolCall) bool {
 	return !found || t.Flags().ConcurrencySafe
 }
 
+// batchOutcome folds the outcomes of a batch's calls.
+func batchOutcome(outs []callOutcome) outcome {
+	o := stepContinue
+	for _, c := range outs {
+		switch c {
+		case callAsked, callSubmitted:
+			if o == stepContinue {
+				o = stepParked
+			}
+		case callInterrupted:
+			o = stepInterrupted
+		}
+	}
+	return o
+}
+
 // runSequential runs calls one at a time and stops at the first that parks
 // or is interrupted; the rest stay pending.
-func (r *run) runSequential(calls []*block.ToolCall) (parked, interrupted, ok bool) {
+func (r *run) runSequential(calls []*block.ToolCall) (outcome, error) {
 	for _, c := range calls {
 		out, err := r.executeRecovered(c)
 		if err != nil {
-			r.fail(err)
-			return false, false, false
+			return 0, err
 		}
-		if r.stopped {
-			return false, false, false
-		}
-		switch out {
-		case callAsked, callSubmitted:
-			return true, false, true
-		case callInterrupted:
-			return false, true, true
+		if o := batchOutcome([]callOutcome{out}); o != stepContinue {
+			return o, nil
 		}
 	}
-	return false, false, true
+	return stepContinue, nil
 }
 
 // executeRecovered runs one call of a sequential batch, turning a panic (a
@@ -89,65 +100,53 @@ func (r *run) executeRecovered(c *block.ToolCall) (out callOutcome, err error) {
 			out, err = callDone, fmt.Errorf("%w: %v", coop.ErrPanicked, p)
 		}
 	}()
-	return r.execute(r.ctx, r.ctx, c, r.out, nil, nil)
+	return r.execute(r.ctx, r.ctx, c, &r.out, nil, nil)
 }
 
 // runConcurrent runs calls as one batch. Each call runs on its own
 // goroutine; their events come out in the order the reference's asyncio
 // tasks would produce them (see package coop), and the batch is always
 // drained completely, also when it is cancelled.
-func (r *run) runConcurrent(calls []*block.ToolCall) (parked, interrupted, ok bool) {
+func (r *run) runConcurrent(calls []*block.ToolCall) (outcome, error) {
 	b := coop.New[Item](r.ctx, r.a.preempt)
 	var dedup permission.Batch
 	outs := make([]callOutcome, len(calls))
 	for i, c := range calls {
 		b.Go(func(ctx context.Context, w *coop.Worker[Item]) error {
-			sink := func(it Item, _ error) bool { w.Emit(it); return true }
-			out, err := r.execute(ctx, w.ToolContext(), c, sink, &dedup, w)
+			// The worker's sink never reports a stop: when the consumer
+			// stops, Drain cancels the calls and discards their items.
+			s := newSink(r.a, func(it Item, _ error) bool { w.Emit(it); return true })
+			out, err := r.execute(ctx, w.ToolContext(), c, s, &dedup, w)
 			outs[i] = out
 			return err
 		})
 	}
-	err := b.Drain(func(it Item) bool {
-		if r.stopped || !r.yield(it, nil) {
-			r.stopped = true
-			return false
-		}
-		return true
-	})
+	var stop error
+	err := b.Drain(func(it Item) bool { stop = r.out.put(it); return stop == nil })
+	if stop != nil {
+		return 0, stop
+	}
 	if err != nil {
-		r.fail(fmt.Errorf("One or more tool calls raised an exception: %w", err))
-		return false, false, false
+		return 0, fmt.Errorf("One or more tool calls raised an exception: %w", err)
 	}
-	if r.stopped {
-		return false, false, false
-	}
-	for _, o := range outs {
-		switch o {
-		case callAsked, callSubmitted:
-			parked = true
-		case callInterrupted:
-			interrupted = true
-		}
-	}
-	return parked, interrupted, true
+	return batchOutcome(outs), nil
 }
 
 // errorResult settles a call with a synthesized result whose output is a
 // plain string (§3.7 _handle_error_tool_call).
-func (r *run) errorResult(y func(Item, error) bool, c *block.ToolCall, msg string, st block.ToolResultState) bool {
+func (r *run) errorResult(out *sink, c *block.ToolCall, msg string, st block.ToolResultState) error {
 	a := r.a
-	if !r.emitTo(y, &event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}) {
-		return false
+	if err := out.emit(&event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}); err != nil {
+		return err
 	}
 	res := &block.ToolResult{ID: c.ID, Name: c.Name, Output: block.PlainBody(msg), State: st}
 	block.Fill(res, a.src)
 	a.st.AppendContext(a.src, a.name, res)
 	c.State = block.CallFinished
-	if !r.emitTo(y, &event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: c.ID, Delta: msg}) {
-		return false
+	if err := out.emit(&event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: c.ID, Delta: msg}); err != nil {
+		return err
 	}
-	return r.emitTo(y, &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: st})
+	return out.emit(&event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: st})
 }
 
 // execute is one call's lifecycle (§3.7): resolve and validate, check
@@ -155,12 +154,11 @@ func (r *run) errorResult(y func(Item, error) bool, c *block.ToolCall, msg strin
 // call's context; toolCtx the one the tool runs under (a batch's worker
 // context lets the tool pass its turn while it waits). dedup and w are set
 // in a concurrent batch.
-func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, y func(Item, error) bool, dedup *permission.Batch, w *coop.Worker[Item]) (callOutcome, error) {
+func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, out *sink, dedup *permission.Batch, w *coop.Worker[Item]) (callOutcome, error) {
 	a := r.a
 	t, input, err := a.toolkit.Prepare(c, a.st.Tools.ActivatedGroups)
 	if err != nil {
-		r.errorResult(y, c, err.Error(), block.ResultError)
-		return callDone, nil
+		return callDone, r.errorResult(out, c, err.Error(), block.ResultError)
 	}
 	d, err := r.checkPermission(ctx, c, t, input)
 	if err != nil {
@@ -175,25 +173,22 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, y func(It
 		}
 		c.State = block.CallAsking
 		c.SuggestedRules = append([]block.PermissionRule{}, d.SuggestedRules...)
-		r.emitTo(y, &event.RequireUserConfirm{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
-		return callAsked, nil
+		return callAsked, out.emit(&event.RequireUserConfirm{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
 	case block.Deny:
-		r.errorResult(y, c, d.Message, block.ResultDenied)
-		return callDone, nil
+		return callDone, r.errorResult(out, c, d.Message, block.ResultDenied)
 	case block.Allow:
 	default:
 		return callDone, fmt.Errorf("Invalid permission decision behavior: %s", d.Behavior)
 	}
 	c.State = block.CallAllowed
-	if !r.emitTo(y, &event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}) {
-		return callDone, nil
+	if err := out.emit(&event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}); err != nil {
+		return callDone, err
 	}
 	if t.Flags().External {
 		c.State = block.CallSubmitted
-		r.emitTo(y, &event.RequireExternalExecution{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
-		return callSubmitted, nil
+		return callSubmitted, out.emit(&event.RequireExternalExecution{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
 	}
-	return r.runTool(toolCtx, c, t, input, y, w)
+	return r.runTool(toolCtx, c, t, input, out, w)
 }
 
 // checkPermission runs the on_check_permission chain around the engine. A
@@ -226,7 +221,7 @@ func (l lockstepTool) Call(ctx context.Context, input map[string]any) iter.Seq2[
 
 // runTool executes an allowed local call through the on_acting chain,
 // streams its chunks as events and stores its folded result.
-func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input map[string]any, y func(Item, error) bool, w *coop.Worker[Item]) (callOutcome, error) {
+func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input map[string]any, out *sink, w *coop.Worker[Item]) (callOutcome, error) {
 	a := r.a
 	if w != nil {
 		t = lockstepTool{t}
@@ -258,8 +253,8 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 		}
 		foldErr := resp.Append(chunk)
 		for _, b := range chunk.Content {
-			if !r.blockEvent(y, c.ID, b) {
-				return callDone, nil
+			if err := r.blockEvent(out, c.ID, b); err != nil {
+				return callDone, err
 			}
 		}
 		if foldErr != nil {
@@ -268,8 +263,8 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 			// exception and stops reading the tool).
 			ec := tool.ErrorChunk(foldErr.Error())
 			_ = resp.Append(ec)
-			if !r.outputEvents(y, c.ID, block.BlocksBody(ec.Content...)) {
-				return callDone, nil
+			if err := r.outputEvents(out, c.ID, block.BlocksBody(ec.Content...)); err != nil {
+				return callDone, err
 			}
 			break
 		}
@@ -286,7 +281,9 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 	c.State = block.CallFinished
 	end := &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: res.State}
 	end.Metadata = maps.Clone(res.Metadata)
-	r.emitTo(y, end)
+	if err := out.emit(end); err != nil {
+		return callDone, err
+	}
 	if res.State == block.ResultInterrupted {
 		return callInterrupted, nil
 	}

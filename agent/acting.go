@@ -7,7 +7,7 @@ import (
 	"maps"
 	"time"
 
-	"github.com/agentscope-go/agentscope/agent/coop"
+	"github.com/agentscope-go/agentscope/agent/internal/coop"
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/permission"
@@ -80,7 +80,7 @@ func batchOutcome(outs []callOutcome) outcome {
 // or is interrupted; the rest stay pending.
 func (r *run) runSequential(calls []*block.ToolCall) (outcome, error) {
 	for _, c := range calls {
-		out, err := r.executeRecovered(c)
+		out, err := r.executeRecovered(r.ctx, r.ctx, c, &r.out, nil, nil)
 		if err != nil {
 			return 0, err
 		}
@@ -91,22 +91,23 @@ func (r *run) runSequential(calls []*block.ToolCall) (outcome, error) {
 	return stepContinue, nil
 }
 
-// executeRecovered runs one call of a sequential batch, turning a panic (a
-// middleware's, a permission check's) into the error a concurrent batch
-// reports for it, rather than crashing the caller.
-func (r *run) executeRecovered(c *block.ToolCall) (out callOutcome, err error) {
+// executeRecovered runs one call, turning a panic (a middleware's, a
+// permission check's) into an error of the reply rather than crashing the
+// caller or a batch worker.
+func (r *run) executeRecovered(ctx, toolCtx context.Context, c *block.ToolCall, out *sink, dedup *permission.Batch, w *coop.Worker[Item]) (o callOutcome, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = callDone, fmt.Errorf("%w: %v", coop.ErrPanicked, p)
+			o, err = callDone, fmt.Errorf("%w: %v", ErrPanicked, p)
 		}
 	}()
-	return r.execute(r.ctx, r.ctx, c, &r.out, nil, nil)
+	return r.execute(ctx, toolCtx, c, out, dedup, w)
 }
 
 // runConcurrent runs calls as one batch. Each call runs on its own
 // goroutine; their events come out in the order the reference's asyncio
-// tasks would produce them (see package coop), and the batch is always
-// drained completely, also when it is cancelled.
+// tasks would produce them, and the batch is always drained completely,
+// also when it is cancelled. The rule, and what it needs of the tools
+// (nothing but to be plain Go), is in agent/internal/coop's doc.
 func (r *run) runConcurrent(calls []*block.ToolCall) (outcome, error) {
 	b := coop.New[Item](r.ctx, r.a.preempt)
 	var dedup permission.Batch
@@ -116,7 +117,7 @@ func (r *run) runConcurrent(calls []*block.ToolCall) (outcome, error) {
 			// The worker's sink never reports a stop: when the consumer
 			// stops, Drain cancels the calls and discards their items.
 			s := newSink(r.a, func(it Item, _ error) bool { w.Emit(it); return true })
-			out, err := r.execute(ctx, w.ToolContext(), c, s, &dedup, w)
+			out, err := r.executeRecovered(ctx, w.ToolContext(), c, s, &dedup, w)
 			outs[i] = out
 			return err
 		})
@@ -226,9 +227,10 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 	if w != nil {
 		t = lockstepTool{t}
 	} else if ctx.Done() != nil {
-		// A cancellation lands where the tool waits (or shortly after it
-		// was requested, for a tool that blocks without telling), not before
-		// a tool that runs straight through; in a batch the batch does this.
+		// A cancellation lands one preemption period after it was
+		// requested, not before a tool that runs straight through (the
+		// reference's lands at the tool's next await); in a batch the batch
+		// does this.
 		var stop context.CancelFunc
 		ctx, stop = coop.DeferCancel(ctx, a.preemptPeriod())
 		defer stop()

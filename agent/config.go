@@ -235,9 +235,9 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // is abandoned (default tool.DefaultGrace).
 func WithToolGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
 
-// WithPreemption is how long a tool of a concurrent batch may block
-// without going through coop.Sleep/Block before its siblings run anyway
-// (default coop.DefaultPreempt).
+// WithPreemption is how long a tool of a concurrent batch may take to
+// produce its next chunk (or return) before it counts as waiting and its
+// siblings run (default 20ms); see the package doc on concurrent batches.
 func WithPreemption(d time.Duration) Option { return func(c *config) { c.preempt = d } }
 
 // WithClock sets the clock of the runtime-state injection (default

@@ -13,4 +13,9 @@
 // level 2) and timestamps (<ts>). Differences at field paths excused in
 // DEVIATIONS.md (embedded) are ignored; every other difference fails the
 // file with the path of the first one.
+//
+// The runner contract is testdata/conformance/README.md, with one rule it
+// leaves implicit: a step whose input kind is "none" has no input_object
+// key at all (there is no object to record), rather than "input_object":
+// null. Every other kind records the JSON of what was fed to the agent.
 package conformance

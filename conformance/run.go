@@ -136,16 +136,17 @@ func runStep(h *harness, index int, in *ojson.Object, schemas *ojson.Object, src
 		"reply_context", mustParse(st.Reply.AppendJSON(nil)),
 		"permission_context", mustParse(st.Permission.AppendJSON(nil)),
 	)
-	step := obj(
-		"index", json.Number(fmt.Sprint(index)),
-		"input", in,
-		"input_object", inputJSON,
-		"stream", stream,
-		"outcome", outcome,
-		"model_calls", mcalls,
-		"context", contextJSON(h),
-		"state", state,
-	)
+	step := obj("index", json.Number(fmt.Sprint(index)), "input", in)
+	if getStr(in, "kind", "") != "none" {
+		// The golden layout omits input_object for a none input (there is
+		// no object), rather than writing null.
+		step.Set("input_object", inputJSON)
+	}
+	step.Set("stream", stream)
+	step.Set("outcome", outcome)
+	step.Set("model_calls", mcalls)
+	step.Set("context", contextJSON(h))
+	step.Set("state", state)
 	return step, events, nil
 }
 

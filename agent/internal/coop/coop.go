@@ -220,7 +220,10 @@ type Worker[T any] struct {
 	ctx     context.Context
 	toolCtx context.Context
 	cancel  context.CancelFunc
-	timer   *time.Timer // the preemption of the current tool wait
+	// timer preempts the current tool wait, which began at entered; one
+	// timer per call, re-armed for each wait.
+	timer   *time.Timer
+	entered time.Time
 }
 
 // New returns a batch whose calls run under ctx; preempt is the preemption
@@ -317,20 +320,24 @@ func (w *Worker[T]) EnterTool() {
 	w.s.inTool = true
 	w.s.pulls++
 	if g.holder == &w.s && !w.s.cancelled() {
-		pull := w.s.pulls
-		w.timer = time.AfterFunc(w.b.preempt, func() { w.preempt(pull) })
+		w.entered = time.Now()
+		if w.timer == nil {
+			w.timer = time.AfterFunc(w.b.preempt, w.preempt)
+		} else {
+			w.timer.Reset(w.b.preempt)
+		}
 	}
 	g.cond.Broadcast()
 	g.mu.Unlock()
 }
 
-// preempt passes the turn on if the worker still waits for the chunk it
-// asked for with pull (a timer that fires late for an earlier pull is
-// stale).
-func (w *Worker[T]) preempt(pull int) {
+// preempt passes the turn on if the worker has been waiting for its tool
+// for the whole period (a run for an earlier wait, which Stop came too
+// late to prevent, finds a wait that began less than a period ago).
+func (w *Worker[T]) preempt() {
 	g := &w.b.g
 	g.mu.Lock()
-	if g.holder == &w.s && w.s.inTool && w.s.pulls == pull && !w.s.cancelled() && !g.closed {
+	if g.holder == &w.s && w.s.inTool && !w.s.cancelled() && !g.closed && time.Since(w.entered) >= w.b.preempt {
 		g.next()
 	}
 	g.mu.Unlock()
@@ -345,7 +352,6 @@ func (w *Worker[T]) LeaveTool() bool {
 	w.s.inTool = false
 	if w.timer != nil {
 		w.timer.Stop()
-		w.timer = nil
 	}
 	g.mu.Unlock()
 	return g.acquire(&w.s)

@@ -143,7 +143,9 @@ func (r *run) errorResult(out *sink, c *block.ToolCall, msg string, st block.Too
 	res := &block.ToolResult{ID: c.ID, Name: c.Name, Output: block.PlainBody(msg), State: st}
 	block.Fill(res, a.src)
 	a.st.AppendContext(a.src, a.name, res)
-	c.State = block.CallFinished
+	if err := c.Transition(block.CallFinished); err != nil {
+		return err
+	}
 	if err := out.emit(&event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: c.ID, Delta: msg}); err != nil {
 		return err
 	}
@@ -167,12 +169,14 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, out *sink
 	}
 	switch d.Behavior {
 	case block.Ask, block.Passthrough:
-		if dedup != nil && !dedup.Admit(t, input, d) {
+		if dedup != nil && !dedup.Admit(tool.PermissionSubject(t), input, d) {
 			// Covered by a rule surfaced earlier in this batch: stays
 			// pending and is checked again on the next run.
 			return callDone, nil
 		}
-		c.State = block.CallAsking
+		if err := c.Transition(block.CallAsking); err != nil {
+			return callDone, err
+		}
 		c.SuggestedRules = append([]block.PermissionRule{}, d.SuggestedRules...)
 		return callAsked, out.emit(&event.RequireUserConfirm{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
 	case block.Deny:
@@ -181,12 +185,16 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, out *sink
 	default:
 		return callDone, fmt.Errorf("Invalid permission decision behavior: %s", d.Behavior)
 	}
-	c.State = block.CallAllowed
+	if err := c.Transition(block.CallAllowed); err != nil {
+		return callDone, err
+	}
 	if err := out.emit(&event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}); err != nil {
 		return callDone, err
 	}
 	if t.Flags().External {
-		c.State = block.CallSubmitted
+		if err := c.Transition(block.CallSubmitted); err != nil {
+			return callDone, err
+		}
 		return callSubmitted, out.emit(&event.RequireExternalExecution{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
 	}
 	return r.runTool(toolCtx, c, t, input, out, w)
@@ -201,13 +209,13 @@ func (r *run) checkPermission(ctx context.Context, c *block.ToolCall, t tool.Too
 		if approved {
 			return permission.UserConfirmed(), nil
 		}
-		return a.engine.Check(ctx, t, input), nil
+		return a.engine.Check(ctx, tool.PermissionSubject(t), input), nil
 	}
 	h := a.permissionChain(func(ctx context.Context, in PermissionInput) (permission.Decision, error) {
 		if approved {
 			return permission.UserConfirmed(), nil
 		}
-		return a.engine.Check(ctx, in.Tool, in.Input), nil
+		return a.engine.Check(ctx, tool.PermissionSubject(in.Tool), in.Input), nil
 	})
 	return h(ctx, PermissionInput{ToolCall: c.CloneBlock().(*block.ToolCall), Tool: t, Input: cloneMap(input)})
 }
@@ -224,9 +232,7 @@ func (l lockstepTool) Call(ctx context.Context, input map[string]any) iter.Seq2[
 // streams its chunks as events and stores its folded result.
 func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input map[string]any, out *sink, w *coop.Worker[Item]) (callOutcome, error) {
 	a := r.a
-	if w != nil {
-		t = lockstepTool{t}
-	} else if ctx.Done() != nil {
+	if w == nil && ctx.Done() != nil {
 		// A cancellation lands one preemption period after it was
 		// requested, not before a tool that runs straight through (the
 		// reference's lands at the tool's next await); in a batch the batch
@@ -239,6 +245,11 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 		ctx = tool.WithState(ctx, a.st)
 	}
 	inner := func(ctx context.Context, in ActingInput) iter.Seq[tool.Chunk] {
+		if w != nil {
+			// Wrapped only here, so middlewares see the tool itself (its
+			// optional interfaces included).
+			return a.runner.Run(ctx, lockstepTool{in.Tool}, in.Input)
+		}
 		return a.runner.Run(ctx, in.Tool, in.Input)
 	}
 	h := inner
@@ -280,7 +291,9 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 	res := resp.Result(c.Name)
 	block.Fill(res, a.src)
 	a.st.AppendContext(a.src, a.name, res)
-	c.State = block.CallFinished
+	if err := c.Transition(block.CallFinished); err != nil {
+		return callDone, err
+	}
 	end := &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: res.State}
 	end.Metadata = maps.Clone(res.Metadata)
 	if err := out.emit(end); err != nil {

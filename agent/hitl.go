@@ -111,7 +111,9 @@ func (r *run) handleIncoming(ev event.Event) error {
 			if res.Confirmed {
 				// Approval runs what the client sends back: this is how a
 				// user edits a call.
-				c.State = block.CallAllowed
+				if err := c.Transition(block.CallAllowed); err != nil {
+					return err
+				}
 				c.Name, c.Input = res.ToolCall.Name, res.ToolCall.Input
 				for _, rule := range res.Rules {
 					a.engine.AddRule(rule)
@@ -129,7 +131,9 @@ func (r *run) handleIncoming(ev event.Event) error {
 			block.Fill(saved, a.src)
 			a.st.AppendContext(a.src, a.name, saved)
 			if c != nil {
-				c.State = block.CallFinished
+				if err := c.Transition(block.CallFinished); err != nil {
+					return err
+				}
 			}
 			// The result's START was emitted when the call was submitted.
 			if err := r.outputEvents(&r.out, res.ID, res.Output); err != nil {
@@ -169,9 +173,9 @@ func (r *run) blockEvent(s *sink, callID string, b block.Block) error {
 		e := &event.ToolResultDataDelta{ReplyID: r.replyID, ToolCallID: callID, BlockID: b.ID}
 		switch src := b.Source.(type) {
 		case *block.Base64:
-			e.MediaType, e.Data = src.MediaType, src.Data()
+			e.MediaType, e.Data = src.MediaType, block.Some(src.Data())
 		case *block.URL:
-			e.MediaType, e.URL = src.MediaType, src.URL
+			e.MediaType, e.URL = src.MediaType, block.Some(src.URL)
 		default:
 			return nil
 		}

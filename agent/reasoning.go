@@ -62,6 +62,22 @@ type blockState struct {
 	text, thinking string   // agent-generated ids of the open text/thinking streams
 	tools          []string // open tool-call ids, in opening order
 	data           []string // open data block ids
+	// acc holds what the call streamed before the current chunk: a tool
+	// call re-opened after other blocks came between its fragments takes
+	// its name from there for its second START, since providers send the
+	// name with the first fragment only.
+	acc *model.Accumulator
+}
+
+// toolName is the name a START for p carries.
+func (s *blockState) toolName(p *model.Part) string {
+	if p.Name != "" || s.acc == nil {
+		return p.Name
+	}
+	if c := s.acc.ToolCall(p.ID); c != nil {
+		return c.Name
+	}
+	return ""
 }
 
 // reason is the innermost reasoning handler (the reference's
@@ -76,7 +92,7 @@ func (r *run) reason(ctx context.Context, in ReasoningInput, out *sink) error {
 		return err
 	}
 	acc := model.NewAccumulator(a.src)
-	var open blockState
+	open := blockState{acc: acc}
 	interrupted := false
 	var callErr error
 	models := []model.ChatModel{a.model}
@@ -109,6 +125,7 @@ calls:
 						break calls
 					case !at.started:
 						callErr, at.failed = err, true
+						attempts += adapterRetries(err)
 					default:
 						at.broke = &StreamError{Model: m.Name(), Err: err}
 					}
@@ -303,7 +320,7 @@ func (r *run) convert(open *blockState, parts []model.Part, out *sink) error {
 		}
 		if !slices.Contains(open.tools, p.ID) {
 			open.tools = append(open.tools, p.ID)
-			if err := out.emit(&event.ToolCallStart{ReplyID: r.replyID, ToolCallID: p.ID, ToolCallName: p.Name}); err != nil {
+			if err := out.emit(&event.ToolCallStart{ReplyID: r.replyID, ToolCallID: p.ID, ToolCallName: open.toolName(p)}); err != nil {
 				return err
 			}
 		}

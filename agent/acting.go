@@ -197,6 +197,11 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, out *sink
 		}
 		return callSubmitted, out.emit(&event.RequireExternalExecution{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
 	}
+	if ctx.Err() != nil {
+		// No tool starts once the cancellation is visible (toolCtx would
+		// let it run until it waits): its result is the interruption.
+		toolCtx = ctx
+	}
 	return r.runTool(toolCtx, c, t, input, out, w)
 }
 
@@ -232,7 +237,7 @@ func (l lockstepTool) Call(ctx context.Context, input map[string]any) iter.Seq2[
 // streams its chunks as events and stores its folded result.
 func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input map[string]any, out *sink, w *coop.Worker[Item]) (callOutcome, error) {
 	a := r.a
-	if w == nil && ctx.Done() != nil {
+	if w == nil && ctx.Done() != nil && ctx.Err() == nil {
 		// A cancellation lands one preemption period after it was
 		// requested, not before a tool that runs straight through (the
 		// reference's lands at the tool's next await); in a batch the batch

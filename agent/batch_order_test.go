@@ -11,7 +11,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/tool"
@@ -132,7 +131,7 @@ func batchOrder(t *testing.T, calls []toolScript, p time.Duration) []string {
 			steps = append(steps, scripted.ToolCall(fmt.Sprintf("c%d", i), s.name, `{}`))
 		}
 		a, _ := newAgent(t, []scripted.Turn{scripted.Reply(steps...), scripted.Reply(scripted.Text("done"))}, tools,
-			agent.WithPreemption(p))
+			preemption(p))
 		r := mustReply(t, a, user("go"))
 		for _, e := range r.events {
 			switch e := e.(type) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/tool"
 )
@@ -41,7 +42,7 @@ func TestStopAfterEveryEvent(t *testing.T) {
 	for stop := 1; stop <= len(full.events); stop++ {
 		a, _ := newAgent(t, script(), tools())
 		seen := 0
-		for e, err := range a.Stream(context.Background(), user("go")) {
+		for e, err := range a.Stream(context.Background(), []*message.Msg{user("go")}) {
 			if err != nil {
 				t.Fatalf("stop %d: %v", stop, err)
 			}

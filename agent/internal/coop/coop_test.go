@@ -3,10 +3,12 @@ package coop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -320,4 +322,42 @@ func TestDeferCancel(t *testing.T) {
 		}
 		cancel()
 	})
+}
+
+// A tool stays paused after each chunk until its worker asks for the next
+// one, as an async generator does at its yield: while the worker emits a
+// chunk's items, the tool has not gone on to its next segment.
+func TestToolWaitsForItsWorker(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var progressed atomic.Int32 // chunks the tool has gone past
+	body := func(_ context.Context, send func(string) bool) {
+		for i := range 5 {
+			if !send(strconv.Itoa(i)) {
+				return
+			}
+			progressed.Store(int32(i + 1))
+		}
+	}
+	b := New[string](context.Background(), time.Second)
+	b.Go(func(ctx context.Context, w *Worker[string]) error {
+		w.EnterTool()
+		i := 0
+		for c := range tool(w.ToolContext(), body) {
+			if !w.LeaveTool() {
+				return nil
+			}
+			time.Sleep(time.Millisecond) // room for a tool running ahead
+			if got := progressed.Load(); got != int32(i) {
+				return fmt.Errorf("at chunk %s the tool had gone past %d chunks", c, got)
+			}
+			w.Emit(c)
+			i++
+			w.EnterTool()
+		}
+		w.LeaveTool()
+		return nil
+	})
+	if got := drain(t, b); !slices.Equal(got, []string{"0", "1", "2", "3", "4"}) {
+		t.Fatalf("got %v", got)
+	}
 }

@@ -169,9 +169,9 @@ func (r *run) blockEvent(y func(Item, error) bool, callID string, b block.Block)
 		e := &event.ToolResultDataDelta{ReplyID: r.replyID, ToolCallID: callID, BlockID: b.ID}
 		switch src := b.Source.(type) {
 		case *block.Base64:
-			e.MediaType, e.Data = src.MediaType, src.Data()
+			e.MediaType, e.Data = src.MediaType, block.Some(src.Data())
 		case *block.URL:
-			e.MediaType, e.URL = src.MediaType, src.URL
+			e.MediaType, e.URL = src.MediaType, block.Some(src.URL)
 		default:
 			return true
 		}

@@ -302,7 +302,7 @@ func (r *run) structuredHint(k hintKind) *block.Hint {
 	}
 	h := &block.Hint{
 		Hint:   block.BlocksBody(block.NewText(structuredReminder + suffix + "</system-reminder>")),
-		Source: StructuredSource,
+		Source: block.Some(StructuredSource),
 	}
 	block.Fill(h, r.a.src)
 	return h

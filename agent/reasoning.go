@@ -109,6 +109,7 @@ calls:
 						break calls
 					case !started:
 						callErr, failed = err, true
+						attempts += adapterRetries(err)
 					default:
 						y(Item{}, &StreamError{Model: m.Name(), Err: err})
 						return

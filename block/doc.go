@@ -10,6 +10,6 @@
 // appended to a block never copies what is already there, and a base64 data
 // source keeps its bytes decoded until the JSON boundary.
 //
-// Nullable string fields use the empty string for null: "" encodes as null
-// and null decodes as "".
+// Nullable string fields are NullString values, so null and "" stay
+// apart on the wire: each round-trips as it came.
 package block

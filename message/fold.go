@@ -79,7 +79,7 @@ func (m *Msg) AppendEvent(e event.Event) error {
 	}
 	switch e := e.(type) {
 	case *event.ReplyEnd:
-		m.FinishedAt = e.CreatedAt
+		m.FinishedAt = block.Some(e.CreatedAt)
 		m.FinishedReason = e.FinishedReason
 		if m.FinishedReason == "" {
 			m.FinishedReason = event.ReplyCompleted
@@ -108,7 +108,7 @@ func (m *Msg) AppendEvent(e event.Event) error {
 		if err != nil {
 			return err
 		}
-		t.FinishedAt = e.CreatedAt
+		t.FinishedAt = block.Some(e.CreatedAt)
 
 	case *event.ThinkingBlockStart:
 		m.add(&block.Thinking{ID: e.BlockID, CreatedAt: e.CreatedAt})
@@ -123,7 +123,7 @@ func (m *Msg) AppendEvent(e event.Event) error {
 		if err != nil {
 			return err
 		}
-		t.FinishedAt = e.CreatedAt
+		t.FinishedAt = block.Some(e.CreatedAt)
 
 	case *event.DataBlockStart:
 		m.add(&block.Data{ID: e.BlockID, Source: block.NewBase64(e.MediaType, ""), CreatedAt: e.CreatedAt})
@@ -145,12 +145,12 @@ func (m *Msg) AppendEvent(e event.Event) error {
 		if err != nil {
 			return err
 		}
-		d.FinishedAt = e.CreatedAt
+		d.FinishedAt = block.Some(e.CreatedAt)
 
 	case *event.HintBlock:
 		m.add(&block.Hint{
 			ID: e.BlockID, Source: e.Source, Hint: e.Hint.Clone(),
-			CreatedAt: e.CreatedAt, FinishedAt: e.CreatedAt,
+			CreatedAt: e.CreatedAt, FinishedAt: block.Some(e.CreatedAt),
 		})
 
 	case *event.ToolCallStart:
@@ -169,7 +169,7 @@ func (m *Msg) AppendEvent(e event.Event) error {
 		if err != nil {
 			return err
 		}
-		c.FinishedAt = e.CreatedAt
+		c.FinishedAt = block.Some(e.CreatedAt)
 
 	case *event.ToolResultStart:
 		m.add(&block.ToolResult{
@@ -197,10 +197,11 @@ func (m *Msg) AppendEvent(e event.Event) error {
 		}
 		var src block.Source
 		switch {
-		case e.Data != "" && e.URL == "":
-			src = block.NewBase64(e.MediaType, e.Data)
-		case e.URL != "" && e.Data == "":
-			u, err := block.NewURL(e.MediaType, e.URL)
+		// "data": "" is a valid, empty chunk; only null is absent.
+		case e.Data.Valid && !e.URL.Valid:
+			src = block.NewBase64(e.MediaType, e.Data.String)
+		case e.URL.Valid && !e.Data.Valid:
+			u, err := block.NewURL(e.MediaType, e.URL.String)
 			if err != nil {
 				return &FoldError{Event: e.Type(), ID: e.ToolCallID, Err: ErrBadDelta, Cause: err}
 			}
@@ -217,7 +218,7 @@ func (m *Msg) AppendEvent(e event.Event) error {
 		}
 		r.State = e.State
 		r.Metadata = maps.Clone(e.Metadata)
-		r.FinishedAt = e.CreatedAt
+		r.FinishedAt = block.Some(e.CreatedAt)
 		if c, ok := m.Find(block.KindToolCall, e.ToolCallID).(*block.ToolCall); ok {
 			c.State = block.CallFinished
 		}
@@ -257,8 +258,8 @@ func (m *Msg) AppendEvent(e event.Event) error {
 				continue // already answered: the first result stands
 			}
 			c := r.CloneBlock().(*block.ToolResult)
-			if c.FinishedAt == "" {
-				c.FinishedAt = e.CreatedAt
+			if !c.FinishedAt.Valid {
+				c.FinishedAt = block.Some(e.CreatedAt)
 			}
 			m.add(c)
 		}

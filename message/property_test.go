@@ -46,6 +46,17 @@ func (g *streamGen) str(label string) string {
 	return rapid.StringN(0, 6, -1).Draw(g.t, label)
 }
 
+// nullStr draws null, "" or a short string: the wire keeps all three apart.
+func (g *streamGen) nullStr(label string) block.NullString {
+	switch rapid.IntRange(0, 2).Draw(g.t, label+" kind") {
+	case 0:
+		return block.NullString{}
+	case 1:
+		return block.Some("")
+	}
+	return block.Some(g.str(label))
+}
+
 func (g *streamGen) raw(label string, min int) []byte {
 	return rapid.SliceOfN(rapid.Byte(), min, 40).Draw(g.t, label)
 }
@@ -87,7 +98,7 @@ func drawReply(t *rapid.T) *replyStream {
 			g.answer(c)
 		}
 		if rapid.Bool().Draw(t, "hint") {
-			g.emit(&event.HintBlock{ReplyID: "r", BlockID: g.id("h"), Source: g.str("hint source"), Hint: block.PlainBody(g.str("hint"))})
+			g.emit(&event.HintBlock{ReplyID: "r", BlockID: g.id("h"), Source: g.nullStr("hint source"), Hint: block.PlainBody(g.str("hint"))})
 		}
 	}
 	if rapid.IntRange(0, 4).Draw(t, "ended") > 0 {
@@ -160,7 +171,7 @@ func (g *streamGen) answer(c *block.ToolCall) {
 	case 0:
 		g.result(c)
 	case 1:
-		rules := []block.PermissionRule{{ToolName: c.Name, RuleContent: g.str("rule"), Behavior: block.Allow, Source: "suggested"}}
+		rules := []block.PermissionRule{{ToolName: c.Name, RuleContent: g.nullStr("rule"), Behavior: block.Allow, Source: "suggested"}}
 		g.emit(&event.RequireUserConfirm{ReplyID: "r", ToolCalls: []*block.ToolCall{call(block.CallAsking, rules)}})
 		ok := rapid.Bool().Draw(t, "confirmed")
 		var keep []block.PermissionRule
@@ -205,10 +216,10 @@ func (g *streamGen) resultDeltas(c *block.ToolCall) {
 			g.emit(&event.ToolResultTextDelta{ReplyID: "r", ToolCallID: c.ID, Delta: g.str("result text")})
 		case 1:
 			g.emit(&event.ToolResultDataDelta{ReplyID: "r", ToolCallID: c.ID, BlockID: g.id("d"), MediaType: "image/png",
-				Data: base64.StdEncoding.EncodeToString(g.raw("result data", 1))})
+				Data: block.Some(base64.StdEncoding.EncodeToString(g.raw("result data", 0)))}) // "" included
 		case 2:
 			g.emit(&event.ToolResultDataDelta{ReplyID: "r", ToolCallID: c.ID, BlockID: g.id("d"), MediaType: "image/png",
-				URL: "https://example.com/" + g.id("u") + ".png"})
+				URL: block.Some("https://example.com/" + g.id("u") + ".png")})
 		}
 	}
 	st := rapid.SampledFrom([]block.ToolResultState{block.ResultSuccess, block.ResultError, block.ResultInterrupted, block.ResultDenied}).Draw(t, "state")

@@ -129,7 +129,10 @@ func (a *Accumulator) newBlock(p *Part) block.Block {
 	case PartToolCall:
 		return &block.ToolCall{ID: id, Name: p.Name, State: block.CallPending, SuggestedRules: []block.PermissionRule{}, CreatedAt: now}
 	case PartData:
-		d := &block.Data{ID: id, Name: p.Name, CreatedAt: now}
+		d := &block.Data{ID: id, CreatedAt: now}
+		if p.Name != "" { // providers name no block ""
+			d.Name = block.Some(p.Name)
+		}
 		if p.URL != "" {
 			d.Source = &block.URL{URL: p.URL, MediaType: p.MediaType}
 		} else {

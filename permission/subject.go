@@ -79,5 +79,7 @@ func Covers(r block.PermissionRule, s Subject, input map[string]any) bool {
 // matches is the engine's rule test; the tool name is implied by the map
 // the rule was found under.
 func matches(r block.PermissionRule, s Subject, input map[string]any) bool {
-	return r.RuleContent == "" || s.MatchRule(r.RuleContent, input)
+	// null and "" both name the whole tool (the reference stores "" for
+	// tools without a content matcher).
+	return r.RuleContent.String == "" || s.MatchRule(r.RuleContent.String, input)
 }

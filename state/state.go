@@ -85,7 +85,7 @@ type Task struct {
 	CreatedAt   string
 	State       string
 	ID          string
-	Owner       string // "" = null
+	Owner       block.NullString
 	Blocks      []string
 	BlockedBy   []string
 }

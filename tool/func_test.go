@@ -203,7 +203,7 @@ func TestFuncDefaultsAndOptions(t *testing.T) {
 	if f.ReadOnly(nil) || f.MatchRule("x", nil) || !f.MatchRule("", nil) {
 		t.Error("default read-only/match")
 	}
-	if rs := f.SuggestRules(nil); len(rs) != 1 || rs[0].ToolName != "f" || rs[0].RuleContent != "" || rs[0].Behavior != block.Allow || rs[0].Source != "suggested" {
+	if rs := f.SuggestRules(nil); len(rs) != 1 || rs[0].ToolName != "f" || rs[0].RuleContent.Valid || rs[0].Behavior != block.Allow || rs[0].Source != "suggested" {
 		t.Errorf("suggestions %+v", rs)
 	}
 	custom := must(t)(tool.Func("c", "d", func(context.Context, struct{}) (string, error) { return "", nil },

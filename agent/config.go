@@ -48,7 +48,7 @@ type Config struct {
 	// with the context's error after its REPLY_END and final message, so
 	// Reply returns both. It applies wherever the cancellation lands — the
 	// reference raises only when it lands outside the model stream and the
-	// tools (conformance/DEVIATIONS.md, D6). A user interrupt of a parked
+	// tools (conformance/DEVIATIONS.md, D7). A user interrupt of a parked
 	// reply (Agent.Interrupt) never returns an error.
 	InterruptionReturnsError bool
 

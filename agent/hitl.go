@@ -111,14 +111,22 @@ func (r *run) handleIncoming(ev event.Event) bool {
 			if res.Confirmed {
 				// Approval runs what the client sends back: this is how a
 				// user edits a call.
-				c.State = block.CallAllowed
+				if err := c.Transition(block.CallAllowed); err != nil {
+					r.fail(err)
+					return false
+				}
 				c.Name, c.Input = res.ToolCall.Name, res.ToolCall.Input
 				for _, rule := range res.Rules {
 					a.engine.AddRule(rule)
 				}
 				continue
 			}
-			if !r.errorResult(r.out, c, DeniedText(c.Name), block.ResultDenied) {
+			ok, err := r.errorResult(r.out, c, DeniedText(c.Name), block.ResultDenied)
+			if err != nil {
+				r.fail(err)
+				return false
+			}
+			if !ok {
 				return false
 			}
 		}
@@ -129,7 +137,10 @@ func (r *run) handleIncoming(ev event.Event) bool {
 			block.Fill(saved, a.src)
 			a.st.AppendContext(a.src, a.name, saved)
 			if c != nil {
-				c.State = block.CallFinished
+				if err := c.Transition(block.CallFinished); err != nil {
+					r.fail(err)
+					return false
+				}
 			}
 			// The result's START was emitted when the call was submitted.
 			if !r.outputEvents(r.out, res.ID, res.Output) {

@@ -274,7 +274,7 @@ func TestBusy(t *testing.T) {
 // A cancellation requested while an instant tool is about to run keeps it
 // from starting: its result is the interruption and no model call
 // follows. (The reference runs it, since its cancellation lands at the
-// next suspension point: conformance/DEVIATIONS.md, D7.)
+// next suspension point: conformance/DEVIATIONS.md, D8.)
 func TestCancellationBeforeAnInstantTool(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	echo := makeTool(t, toolSpec{name: "echo"})

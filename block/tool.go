@@ -9,27 +9,6 @@ import (
 	"github.com/agentscope-go/agentscope/stamp"
 )
 
-// ToolCallState is where a tool call is in its lifecycle:
-// pending → asking → allowed → submitted → finished.
-type ToolCallState string
-
-// Tool-call states.
-const (
-	CallPending   ToolCallState = "pending"
-	CallAsking    ToolCallState = "asking"
-	CallAllowed   ToolCallState = "allowed"
-	CallSubmitted ToolCallState = "submitted"
-	CallFinished  ToolCallState = "finished"
-)
-
-func (s ToolCallState) valid() bool {
-	switch s {
-	case CallPending, CallAsking, CallAllowed, CallSubmitted, CallFinished:
-		return true
-	}
-	return false
-}
-
 // ToolResultState is the outcome of a tool call.
 type ToolResultState string
 

@@ -203,10 +203,10 @@ func TestPyDumps(t *testing.T) {
 	}
 }
 
-// D6: with interruption_raise_cancelled_error set, a cancellation that
+// D7: with interruption_raise_cancelled_error set, a cancellation that
 // lands in the model stream or in a tool completes the reply in the
 // reference (§6.1), so its trace is the one recorded without the option;
-// the engine then returns the cancellation, which D6 excuses — and only
+// the engine then returns the cancellation, which D7 excuses — and only
 // there.
 func TestInterruptionReturnsErrorIsExcused(t *testing.T) {
 	for _, name := range []string{"cancel_during_sequential_tool", "cancel_during_concurrent_batch", "cancel_during_model_streaming_task_cancel"} {

@@ -23,6 +23,7 @@ type replyStream struct {
 	events []event.Event
 	text   map[string]string // text and thinking block id → joined deltas
 	input  map[string]string // tool-call id → joined argument fragments
+	starts map[string]int    // tool-call id → TOOL_CALL_STARTs (re-opened calls have several)
 	data   map[string][]byte // data block id → joined raw bytes
 }
 
@@ -69,7 +70,7 @@ func drawReply(t *rapid.T) *replyStream {
 	g := &streamGen{
 		t:   t,
 		src: stamp.NewSequence(time.Date(2026, 8, 22, 9, 14, 4, 0, time.Local)),
-		s:   &replyStream{text: map[string]string{}, input: map[string]string{}, data: map[string][]byte{}},
+		s:   &replyStream{text: map[string]string{}, input: map[string]string{}, starts: map[string]int{}, data: map[string][]byte{}},
 	}
 	g.emit(&event.ReplyStart{SessionID: "s", ReplyID: "r", Name: "Friday"})
 	for range rapid.IntRange(1, 3).Draw(t, "model calls") {
@@ -148,13 +149,19 @@ func (g *streamGen) block(calls *[]*block.ToolCall) []event.Event {
 	case 3:
 		callID := "call_" + id
 		name := rapid.SampledFrom([]string{"Bash", "Read", "external"}).Draw(t, "tool")
-		seq = append(seq, &event.ToolCallStart{ReplyID: "r", ToolCallID: callID, ToolCallName: name})
-		for range n {
-			d := g.str("input")
-			g.s.input[callID] += d
-			seq = append(seq, &event.ToolCallDelta{ReplyID: "r", ToolCallID: callID, Delta: d})
+		// Other blocks' events interleave with these: a call whose
+		// fragments another block came between is closed and re-opened
+		// with a second START repeating its name (§3.4).
+		for range rapid.IntRange(1, 2).Draw(t, "opened") {
+			g.s.starts[callID]++
+			seq = append(seq, &event.ToolCallStart{ReplyID: "r", ToolCallID: callID, ToolCallName: name})
+			for range n {
+				d := g.str("input")
+				g.s.input[callID] += d
+				seq = append(seq, &event.ToolCallDelta{ReplyID: "r", ToolCallID: callID, Delta: d})
+			}
+			seq = append(seq, &event.ToolCallEnd{ReplyID: "r", ToolCallID: callID})
 		}
-		seq = append(seq, &event.ToolCallEnd{ReplyID: "r", ToolCallID: callID})
 		*calls = append(*calls, &block.ToolCall{ID: callID, Name: name})
 	}
 	return seq
@@ -300,6 +307,24 @@ func checkModel(t *rapid.T, s *replyStream, m *message.Msg) {
 		c, ok := m.Find(block.KindToolCall, id).(*block.ToolCall)
 		if !ok || c.Input != want {
 			t.Fatalf("tool call %s: want input %q, have %v", id, want, c)
+		}
+	}
+	// Every START appends a block; fragments and ENDs go to the first block
+	// of the id, so a re-opened call's later blocks keep its name, no input.
+	for id, n := range s.starts {
+		var same []*block.ToolCall
+		for _, b := range m.Content {
+			if c, ok := b.(*block.ToolCall); ok && c.ID == id {
+				same = append(same, c)
+			}
+		}
+		if len(same) != n {
+			t.Fatalf("tool call %s: %d blocks for %d STARTs", id, len(same), n)
+		}
+		for _, c := range same[1:] {
+			if c.Name != same[0].Name || c.Input != "" || !bytes.Contains(c.AppendJSON(nil), []byte(`"finished_at":null`)) {
+				t.Fatalf("tool call %s re-opened as %+v", id, c)
+			}
 		}
 	}
 	for id, want := range s.data {

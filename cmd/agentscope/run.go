@@ -23,7 +23,7 @@ import (
 func init() {
 	register("run", command{
 		Summary: "send one prompt to a model through the agent loop and print the reply as it streams",
-		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout D] [-v] PROMPT (or the prompt on stdin)",
+		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout DURATION] [-v] PROMPT (or the prompt on stdin)",
 		Run:     runRun,
 	})
 }

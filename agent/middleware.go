@@ -123,7 +123,7 @@ type replyStateKey struct{}
 // it as the reply's own steps do — e.g. a Reply hook that swallows a
 // REPLY_END lowers Reply.CurIter to grant another round. Acting hooks of a
 // concurrent batch run beside their siblings' tools and must only read it.
-// Outside a reply it is nil.
+// Outside a middleware hook's reply it is nil.
 func ReplyState(ctx context.Context) *state.AgentState {
 	st, _ := ctx.Value(replyStateKey{}).(*state.AgentState)
 	return st
@@ -178,6 +178,10 @@ type middlewares struct {
 type namedPrompt struct {
 	name string
 	fn   SystemPromptMiddleware
+}
+
+func (m *middlewares) any() bool {
+	return len(m.reply)+len(m.reasoning)+len(m.modelCall)+len(m.acting)+len(m.permission)+len(m.prompt) > 0
 }
 
 func sortMiddlewares(mws []Middleware) middlewares {

@@ -110,7 +110,8 @@ type RuntimeStateConfig struct {
 	// TimeFormat is a strftime format ("": "%Y-%m-%dT%H:%M:%S").
 	TimeFormat string
 	// TimeInterval is how long an injected time stays current (0: 30
-	// minutes; negative: the time is injected before every model call).
+	// minutes; negative: none, the time is due again as soon as the clock
+	// has moved on — the reference's time_interval 0).
 	TimeInterval time.Duration
 	// Template wraps the fields; it must contain "{runtime_state}"
 	// ("": DefaultInjectionTemplate).

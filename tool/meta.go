@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
 	"github.com/agentscope-go/agentscope/permission"
-	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
 )
 
 // MetaToolName is the name of the meta tool that switches groups.

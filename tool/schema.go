@@ -11,8 +11,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
-	"github.com/agentscope-go/agentscope/tool/internal/pyschema"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyschema"
 )
 
 // Validator checks argument objects against one compiled input schema.

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyschema"
 	"github.com/agentscope-go/agentscope/permission"
-	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
-	"github.com/agentscope-go/agentscope/tool/internal/pyschema"
 )
 
 // StructuredOutputName is the name of the structured-output tool.

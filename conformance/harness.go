@@ -14,6 +14,7 @@ import (
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/internal/ojson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -182,6 +183,12 @@ func build(spec *ojson.Object, src stamp.Source) (*harness, error) {
 		a.Permissions().AddRule(rule)
 	}
 	return &harness{agent: a, model: m, name: name}, nil
+}
+
+// pyDumps is the reference's json.dumps(v, sort_keys=sortKeys), written by
+// the engine's own json.dumps writer so that the two cannot differ.
+func pyDumps(v any, sortKeys bool) string {
+	return pyjson.Dumps(pyjson.FromAny(v), pyjson.DumpOptions{EnsureASCII: true, SortKeys: sortKeys})
 }
 
 // pyStr is Python's str() of a JSON value, for injected extra fields.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentscope-go/agentscope/internal/ojson"
 )
 
 // Kind is a JSON value's type as Python decodes it.
@@ -180,9 +182,11 @@ func (v Value) JSONAny() any {
 	return v.Any()
 }
 
-// FromAny converts a decoded Go value (as encoding/json produces, plus
-// the common Go scalar types) to a Value; map keys are sorted since Go
-// maps have no order.
+// FromAny converts a decoded Go value to a Value: what encoding/json
+// produces (float64 numbers, map keys sorted since Go maps have no order),
+// json.Number literals (int or float as written), the internal ordered
+// objects (key order kept) and the common Go scalars. Anything else goes
+// through encoding/json.
 func FromAny(x any) Value {
 	switch t := x.(type) {
 	case nil:
@@ -203,16 +207,21 @@ func FromAny(x any) Value {
 		return Value{Kind: Int, Str: strconv.FormatInt(int64(t), 10)}
 	case uint64:
 		return Value{Kind: Int, Str: strconv.FormatUint(t, 10)}
-	case interface{ String() string }: // json.Number
-		s := t.String()
-		if strings.ContainsAny(s, ".eE") {
-			return Value{Kind: Float, Str: s}
-		}
-		return Value{Kind: Int, Str: s}
+	case json.Number:
+		return numberValue(string(t))
 	case []any:
 		out := Value{Kind: Array, Items: make([]Value, len(t))}
 		for i, it := range t {
 			out.Items[i] = FromAny(it)
+		}
+		return out
+	case *ojson.Object:
+		if t == nil {
+			return Value{Kind: Null}
+		}
+		out := Value{Kind: Object, Keys: slices.Clone(t.Keys), Items: make([]Value, len(t.Keys))}
+		for i, k := range t.Keys {
+			out.Items[i] = FromAny(t.Vals[k])
 		}
 		return out
 	case map[string]any:
@@ -227,7 +236,22 @@ func FromAny(x any) Value {
 		}
 		return out
 	}
-	return Value{Kind: String, Str: "<unsupported>"}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return Value{Kind: Null}
+	}
+	v, err := Parse(string(b))
+	if err != nil {
+		return Value{Kind: Null}
+	}
+	return v
+}
+
+func numberValue(lit string) Value {
+	if strings.ContainsAny(lit, ".eE") {
+		return Value{Kind: Float, Str: lit}
+	}
+	return Value{Kind: Int, Str: lit}
 }
 
 // floatValue renders a float64 that came from encoding/json: integral

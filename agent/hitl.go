@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/ojson"
 )
 
 // DeniedText is the result the model sees for a call the user rejected.
@@ -139,7 +140,7 @@ func (r *run) handleIncoming(ev event.Event) bool {
 			if st == "" {
 				st = block.ResultRunning // the block's default, as stored
 			}
-			if !r.emit(&event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: res.ID, State: st, Base: event.Base{Metadata: cloneMap(res.Metadata)}}) {
+			if !r.emit(&event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: res.ID, State: st, Base: event.Base{Metadata: ojson.CloneMap(res.Metadata)}}) {
 				return false
 			}
 		}

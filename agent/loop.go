@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/ojson"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -317,7 +318,7 @@ func (r *run) exit(k exitKind, final *message.Msg) (*message.Msg, []event.Event)
 	switch k {
 	case exitStructured:
 		a.soMu.Lock()
-		out := cloneMap(st.Reply.StructuredOutput)
+		out := ojson.CloneMap(st.Reply.StructuredOutput)
 		a.soMu.Unlock()
 		r.res.Outcome = OutcomeCompleted
 		m := r.newMsg(StructuredDoneText, message.WithFinishedReason(event.ReplyCompleted), message.WithStructuredOutput(out))
@@ -473,14 +474,6 @@ func checkInputMsg(m *message.Msg) error {
 		return inputErr("Invalid message in the input: %v", err)
 	}
 	return nil
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	c := (&message.Msg{StructuredOutput: m}).Clone()
-	return c.StructuredOutput
 }
 
 func itoa(n int) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/stamp"
 	"github.com/agentscope-go/agentscope/state"
@@ -15,7 +16,7 @@ import (
 
 // DefaultInterruptionMessage is the text of the fallback message that ends
 // an interrupted reply.
-const DefaultInterruptionMessage = "I notice the interruption. How can I help you?"
+const DefaultInterruptionMessage = pycompat.InterruptionMessage
 
 // ReActConfig bounds and words the loop (the reference's ReActConfig).
 type ReActConfig struct {
@@ -103,8 +104,8 @@ type InjectionConfig struct {
 
 // Injection texts of the reference.
 const (
-	DefaultInjectionTemplate = "<system-reminder>Treat the following as the ground truth at this point of the conversation. Anything stated earlier is outdated, and a later reminder, if any, supersedes this one:\n{runtime_state}\n</system-reminder>"
-	DefaultInjectionSource   = `{"label": "System", "sublabel": "Runtime State"}`
+	DefaultInjectionTemplate = pycompat.InjectionTemplate
+	DefaultInjectionSource   = pycompat.InjectionSource
 )
 
 // DefaultInjectionConfig returns the reference defaults.

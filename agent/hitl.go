@@ -7,12 +7,11 @@ import (
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/internal/ojson"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 )
 
 // DeniedText is the result the model sees for a call the user rejected.
-func DeniedText(toolName string) string {
-	return `<system-reminder>The execution of tool "` + toolName + `" is denied by user!</system-reminder>`
-}
+func DeniedText(toolName string) string { return pycompat.DeniedText(toolName) }
 
 // checkIncoming validates a resume against what the parked reply waits for
 // (§5.3) and reports whether the input continues a parked reply. Nothing is

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/state"
 )
 
@@ -141,8 +141,7 @@ func (r *run) tasksDue() (string, bool) {
 			return "", false
 		}
 	}
-	return "You have " + strconv.Itoa(inProgress) + " in-progress tasks and " + strconv.Itoa(pending) +
-		" pending tasks. Use `TaskList` to view them if you don't know.", true
+	return pycompat.TasksReminder(inProgress, pending), true
 }
 
 // strftime formats t with the common C directives.

@@ -9,6 +9,7 @@ import (
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/internal/ojson"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -16,15 +17,14 @@ import (
 	"github.com/agentscope-go/agentscope/tool"
 )
 
-// Texts of the reference the client or the model sees.
+// Texts of the reference the client or the model sees, for callers that
+// compare against them; the definitions live with the other reference
+// texts in internal/pycompat.
 const (
-	ParkText           = "I'm waiting for your permission or the external execution to finish."
-	StructuredDoneText = "The required structured output is generated."
-	MaxItersText       = "The maximum reasoning-acting iterations are exceeded."
-	StructuredSource   = `{"label": "System", "sublabel": "Structured Output Requirement"}`
-	structuredReminder = "<system-reminder>You're required to generate structured output by calling the 'GenerateStructuredOutput' tool. "
-	structuredNormal   = "Call it when you are ready to generate the final structured output."
-	structuredForced   = "You have reached the maximum reasoning-acting iterations, so call this tool at once to generate the final structured output."
+	ParkText           = pycompat.ParkText
+	StructuredDoneText = pycompat.StructuredDoneText
+	MaxItersText       = pycompat.MaxItersText
+	StructuredSource   = pycompat.StructuredSource
 )
 
 // run is one reply in progress. Everything runs on the consumer's
@@ -297,12 +297,8 @@ func (r *run) loop() {
 }
 
 func (r *run) structuredHint(k hintKind) *block.Hint {
-	suffix := structuredNormal
-	if k == hintStructForced {
-		suffix = structuredForced
-	}
 	h := &block.Hint{
-		Hint:   block.BlocksBody(block.NewText(structuredReminder + suffix + "</system-reminder>")),
+		Hint:   block.BlocksBody(block.NewText(pycompat.StructuredReminder(k == hintStructForced))),
 		Source: StructuredSource,
 	}
 	block.Fill(h, r.a.src)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 )
 
 // Subject is the permission-facing side of a tool: what the engine needs to
@@ -46,7 +47,7 @@ func (d Defaults) ReadOnly(map[string]any) bool { return d.IsReadOnly }
 
 // FunctionToolMessage is the message of the reference function tools' own
 // (non-safety) ASK.
-const FunctionToolMessage = "Custom function tools must be explicitly allowed by the user."
+const FunctionToolMessage = pycompat.FunctionToolMessage
 
 // CheckPermissions returns a non-safety ASK with [FunctionToolMessage], like
 // the reference's function tools; the engine then lets allow rules and the

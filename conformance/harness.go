@@ -192,22 +192,7 @@ func pyDumps(v any, sortKeys bool) string {
 }
 
 // pyStr is Python's str() of a JSON value, for injected extra fields.
-func pyStr(v any) string {
-	switch t := v.(type) {
-	case string:
-		return t
-	case bool:
-		if t {
-			return "True"
-		}
-		return "False"
-	case nil:
-		return "None"
-	case json.Number:
-		return pyDumps(t, false)
-	}
-	return pyDumps(v, false)
-}
+func pyStr(v any) string { return pyjson.Str(pyjson.FromAny(v)) }
 
 // scriptedTool builds one tool of the harness (§ "Scripted tools").
 func scriptedTool(to *ojson.Object) (tool.Tool, error) {

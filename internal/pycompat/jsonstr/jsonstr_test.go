@@ -78,19 +78,3 @@ func FuzzSpellings(f *testing.F) {
 		}
 	})
 }
-
-func BenchmarkAppend(b *testing.B) {
-	s := "Hello, \"world\"!\nCafé — naïve 中文 text.\t"
-	for _, bc := range []struct {
-		name string
-		f    func([]byte, string) []byte
-	}{{"plain", Append}, {"ascii", AppendASCII}} {
-		b.Run(bc.name, func(b *testing.B) {
-			buf := make([]byte, 0, 256)
-			b.SetBytes(int64(len(s)))
-			for b.Loop() {
-				buf = bc.f(buf[:0], s)
-			}
-		})
-	}
-}

@@ -83,3 +83,24 @@ func TestFromAnyOtherTypes(t *testing.T) {
 		t.Fatalf("unencodable value = %+v, want null", got)
 	}
 }
+
+func TestAnyAndJSONAny(t *testing.T) {
+	v, err := Parse(`{"i": 3, "f": 2.50, "n": NaN, "a": [1, "s", null, true], "o": {}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := v.Any().(map[string]any)
+	lit := v.JSONAny().(map[string]any)
+	if plain["i"] != 3.0 || plain["f"] != 2.5 || lit["i"] != json.Number("3") || lit["f"] != json.Number("2.50") {
+		t.Fatalf("numbers: %#v / %#v", plain, lit)
+	}
+	if n, ok := lit["n"].(float64); !ok || !math.IsNaN(n) {
+		t.Fatalf("NaN as a literal: %#v", lit["n"])
+	}
+	if a := lit["a"].([]any); a[0] != json.Number("1") || a[1] != "s" || a[2] != nil || a[3] != true {
+		t.Fatalf("array: %#v", a)
+	}
+	if o, ok := plain["o"].(map[string]any); !ok || len(o) != 0 {
+		t.Fatalf("object: %#v", plain["o"])
+	}
+}

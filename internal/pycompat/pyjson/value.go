@@ -131,55 +131,39 @@ func (v Value) TypeName() string {
 
 // Any converts the value to what encoding/json would decode it into
 // (map[string]any, []any, string, float64, bool, nil).
-func (v Value) Any() any {
-	switch v.Kind {
-	case Bool:
-		return v.Bool
-	case Int, Float:
-		return v.Float64()
-	case String:
-		return v.Str
-	case Array:
-		out := make([]any, len(v.Items))
-		for i, it := range v.Items {
-			out[i] = it.Any()
-		}
-		return out
-	case Object:
-		out := make(map[string]any, len(v.Keys))
-		for i, k := range v.Keys {
-			out[k] = v.Items[i].Any()
-		}
-		return out
-	}
-	return nil
-}
+func (v Value) Any() any { return v.toAny(false) }
 
 // JSONAny is Any with numbers kept as json.Number literals, so that an
 // integer stays an integer when the value is written out again (Any's
 // float64 would come back as 3.0 in Python's style). Non-finite numbers
 // become float64, since JSON has no literal for them.
-func (v Value) JSONAny() any {
+func (v Value) JSONAny() any { return v.toAny(true) }
+
+func (v Value) toAny(literals bool) any {
 	switch v.Kind {
+	case Bool:
+		return v.Bool
 	case Int, Float:
-		if f := v.Float64(); math.IsNaN(f) || math.IsInf(f, 0) {
+		if f := v.Float64(); !literals || math.IsNaN(f) || math.IsInf(f, 0) {
 			return f
 		}
 		return json.Number(v.Str)
+	case String:
+		return v.Str
 	case Array:
 		out := make([]any, len(v.Items))
 		for i, it := range v.Items {
-			out[i] = it.JSONAny()
+			out[i] = it.toAny(literals)
 		}
 		return out
 	case Object:
 		out := make(map[string]any, len(v.Keys))
 		for i, k := range v.Keys {
-			out[k] = v.Items[i].JSONAny()
+			out[k] = v.Items[i].toAny(literals)
 		}
 		return out
 	}
-	return v.Any()
+	return nil
 }
 
 // FromAny converts a decoded Go value to a Value: what encoding/json

@@ -135,20 +135,22 @@ func (r *run) runConcurrent(calls []*block.ToolCall) (parked, interrupted, ok bo
 }
 
 // errorResult settles a call with a synthesized result whose output is a
-// plain string (§3.7 _handle_error_tool_call).
-func (r *run) errorResult(y func(Item, error) bool, c *block.ToolCall, msg string, st block.ToolResultState) bool {
+// plain string (§3.7 _handle_error_tool_call). false: the consumer stopped.
+func (r *run) errorResult(y func(Item, error) bool, c *block.ToolCall, msg string, st block.ToolResultState) (bool, error) {
 	a := r.a
 	if !r.emitTo(y, &event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}) {
-		return false
+		return false, nil
 	}
 	res := &block.ToolResult{ID: c.ID, Name: c.Name, Output: block.PlainBody(msg), State: st}
 	block.Fill(res, a.src)
 	a.st.AppendContext(a.src, a.name, res)
-	c.State = block.CallFinished
-	if !r.emitTo(y, &event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: c.ID, Delta: msg}) {
-		return false
+	if err := c.Transition(block.CallFinished); err != nil {
+		return false, err
 	}
-	return r.emitTo(y, &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: st})
+	if !r.emitTo(y, &event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: c.ID, Delta: msg}) {
+		return false, nil
+	}
+	return r.emitTo(y, &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: st}), nil
 }
 
 // execute is one call's lifecycle (§3.7): resolve and validate, check
@@ -160,8 +162,8 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, y func(It
 	a := r.a
 	t, input, err := a.toolkit.Prepare(c, a.st.Tools.ActivatedGroups)
 	if err != nil {
-		r.errorResult(y, c, err.Error(), block.ResultError)
-		return callDone, nil
+		_, err := r.errorResult(y, c, err.Error(), block.ResultError)
+		return callDone, err
 	}
 	d, err := r.checkPermission(ctx, c, t, input)
 	if err != nil {
@@ -169,28 +171,34 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, y func(It
 	}
 	switch d.Behavior {
 	case block.Ask, block.Passthrough:
-		if dedup != nil && !dedup.Admit(t, input, d) {
+		if dedup != nil && !dedup.Admit(tool.PermissionSubject(t), input, d) {
 			// Covered by a rule surfaced earlier in this batch: stays
 			// pending and is checked again on the next run.
 			return callDone, nil
 		}
-		c.State = block.CallAsking
+		if err := c.Transition(block.CallAsking); err != nil {
+			return callDone, err
+		}
 		c.SuggestedRules = append([]block.PermissionRule{}, d.SuggestedRules...)
 		r.emitTo(y, &event.RequireUserConfirm{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
 		return callAsked, nil
 	case block.Deny:
-		r.errorResult(y, c, d.Message, block.ResultDenied)
-		return callDone, nil
+		_, err := r.errorResult(y, c, d.Message, block.ResultDenied)
+		return callDone, err
 	case block.Allow:
 	default:
 		return callDone, fmt.Errorf("Invalid permission decision behavior: %s", d.Behavior)
 	}
-	c.State = block.CallAllowed
+	if err := c.Transition(block.CallAllowed); err != nil {
+		return callDone, err
+	}
 	if !r.emitTo(y, &event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}) {
 		return callDone, nil
 	}
 	if t.Flags().External {
-		c.State = block.CallSubmitted
+		if err := c.Transition(block.CallSubmitted); err != nil {
+			return callDone, err
+		}
 		r.emitTo(y, &event.RequireExternalExecution{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
 		return callSubmitted, nil
 	}
@@ -206,13 +214,13 @@ func (r *run) checkPermission(ctx context.Context, c *block.ToolCall, t tool.Too
 		if approved {
 			return permission.UserConfirmed(), nil
 		}
-		return a.engine.Check(ctx, t, input), nil
+		return a.engine.Check(ctx, tool.PermissionSubject(t), input), nil
 	}
 	h := a.permissionChain(func(ctx context.Context, in PermissionInput) (permission.Decision, error) {
 		if approved {
 			return permission.UserConfirmed(), nil
 		}
-		return a.engine.Check(ctx, in.Tool, in.Input), nil
+		return a.engine.Check(ctx, tool.PermissionSubject(in.Tool), in.Input), nil
 	})
 	return h(ctx, PermissionInput{ToolCall: c.CloneBlock().(*block.ToolCall), Tool: t, Input: ojson.CloneMap(input)})
 }
@@ -229,9 +237,7 @@ func (l lockstepTool) Call(ctx context.Context, input map[string]any) iter.Seq2[
 // streams its chunks as events and stores its folded result.
 func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input map[string]any, y func(Item, error) bool, w *coop.Worker[Item]) (callOutcome, error) {
 	a := r.a
-	if w != nil {
-		t = lockstepTool{t}
-	} else if ctx.Done() != nil {
+	if w == nil && ctx.Done() != nil {
 		// A cancellation lands where the tool waits (or shortly after it
 		// was requested, for a tool that blocks without telling), not before
 		// a tool that runs straight through; in a batch the batch does this.
@@ -243,6 +249,11 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 		ctx = tool.WithState(ctx, a.st)
 	}
 	inner := func(ctx context.Context, in ActingInput) iter.Seq[tool.Chunk] {
+		if w != nil {
+			// Wrapped only here, so middlewares see the tool itself (its
+			// optional interfaces included).
+			return a.runner.Run(ctx, lockstepTool{in.Tool}, in.Input)
+		}
 		return a.runner.Run(ctx, in.Tool, in.Input)
 	}
 	h := inner
@@ -284,7 +295,9 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 	res := resp.Result(c.Name)
 	block.Fill(res, a.src)
 	a.st.AppendContext(a.src, a.name, res)
-	c.State = block.CallFinished
+	if err := c.Transition(block.CallFinished); err != nil {
+		return callDone, err
+	}
 	end := &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: res.State}
 	end.Metadata = maps.Clone(res.Metadata)
 	r.emitTo(y, end)

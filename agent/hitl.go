@@ -93,14 +93,22 @@ func (r *run) handleIncoming(ev event.Event) bool {
 			if res.Confirmed {
 				// Approval runs what the client sends back: this is how a
 				// user edits a call.
-				c.State = block.CallAllowed
+				if err := c.Transition(block.CallAllowed); err != nil {
+					r.fail(err)
+					return false
+				}
 				c.Name, c.Input = res.ToolCall.Name, res.ToolCall.Input
 				for _, rule := range res.Rules {
 					a.engine.AddRule(rule)
 				}
 				continue
 			}
-			if !r.errorResult(r.out, c, DeniedText(c.Name), block.ResultDenied) {
+			ok, err := r.errorResult(r.out, c, DeniedText(c.Name), block.ResultDenied)
+			if err != nil {
+				r.fail(err)
+				return false
+			}
+			if !ok {
 				return false
 			}
 		}
@@ -111,7 +119,10 @@ func (r *run) handleIncoming(ev event.Event) bool {
 			block.Fill(saved, a.src)
 			a.st.AppendContext(a.src, a.name, saved)
 			if c != nil {
-				c.State = block.CallFinished
+				if err := c.Transition(block.CallFinished); err != nil {
+					r.fail(err)
+					return false
+				}
 			}
 			// The result's START was emitted when the call was submitted.
 			if !r.outputEvents(r.out, res.ID, res.Output) {
@@ -151,9 +162,9 @@ func (r *run) blockEvent(y func(Item, error) bool, callID string, b block.Block)
 		e := &event.ToolResultDataDelta{ReplyID: r.replyID, ToolCallID: callID, BlockID: b.ID}
 		switch src := b.Source.(type) {
 		case *block.Base64:
-			e.MediaType, e.Data = src.MediaType, src.Data()
+			e.MediaType, e.Data = src.MediaType, block.Some(src.Data())
 		case *block.URL:
-			e.MediaType, e.URL = src.MediaType, src.URL
+			e.MediaType, e.URL = src.MediaType, block.Some(src.URL)
 		default:
 			return true
 		}

@@ -50,7 +50,7 @@ func (r *run) injectRuntimeState() bool {
 		lines[i] = "<" + f.Key + ">" + fmt.Sprint(f.Value) + "</" + f.Key + ">"
 	}
 	text := strings.ReplaceAll(ic.Template, "{runtime_state}", strings.Join(lines, "\n"))
-	h := &block.Hint{Hint: block.PlainBody(text), Source: ic.Source}
+	h := block.NewHint(text, ic.Source)
 	block.Fill(h, a.src)
 	st.AppendContext(a.src, a.name, h)
 	if !ic.EmitHintEvent {
@@ -70,7 +70,7 @@ func (r *run) injectedHints() []string {
 		}
 		for _, b := range m.Content {
 			h, ok := b.(*block.Hint)
-			if !ok || h.Source != a.inject.Source {
+			if !ok || h.Source.String != a.inject.Source {
 				continue
 			}
 			if h.Hint.Plain {

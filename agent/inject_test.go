@@ -42,7 +42,7 @@ func TestRuntimeStateInjection(t *testing.T) {
 	if h := hints(r); len(h) != 1 || h[0] != want || r.events[1].Type() != event.TypeHintBlock {
 		t.Fatalf("hints %q in %s", h, r.kinds())
 	}
-	if hb, ok := a.State().Tail().Content[0].(*block.Hint); !ok || hb.Source != agent.DefaultInjectionSource || hb.FinishedAt == "" {
+	if hb, ok := a.State().Tail().Content[0].(*block.Hint); !ok || hb.Source != block.Some(agent.DefaultInjectionSource) || !hb.FinishedAt.Valid {
 		t.Fatal("the hint is not the reply's first block")
 	}
 	now = now.Add(10 * time.Minute)

@@ -299,7 +299,7 @@ func (r *run) loop() {
 func (r *run) structuredHint(k hintKind) *block.Hint {
 	h := &block.Hint{
 		Hint:   block.BlocksBody(block.NewText(pycompat.StructuredReminder(k == hintStructForced))),
-		Source: StructuredSource,
+		Source: block.Some(StructuredSource),
 	}
 	block.Fill(h, r.a.src)
 	return h
@@ -376,9 +376,12 @@ func (r *run) closeUnfinished(y func(Item, error) bool) bool {
 	if m == nil {
 		return true
 	}
-	for _, c := range unfinishedCalls(m) {
-		announced := c.State == block.CallAllowed || c.State == block.CallSubmitted
-		c.State = block.CallFinished
+	for _, c := range block.UnfinishedCalls(m.Content) {
+		announced := c.State.ResultOpened()
+		if err := c.Transition(block.CallFinished); err != nil {
+			r.failRaw(err)
+			return false
+		}
 		res := &block.ToolResult{ID: c.ID, Name: c.Name, Output: block.PlainBody(tool.InterruptedText), State: block.ResultInterrupted}
 		block.Fill(res, a.src)
 		m.Content = append(m.Content, res)
@@ -410,22 +413,6 @@ func (r *run) initOut() {
 		}
 		return true
 	}
-}
-
-func unfinishedCalls(m *message.Msg) []*block.ToolCall {
-	done := map[string]bool{}
-	for _, b := range m.Content {
-		if res, ok := b.(*block.ToolResult); ok {
-			done[res.ID] = true
-		}
-	}
-	var out []*block.ToolCall
-	for _, b := range m.Content {
-		if c, ok := b.(*block.ToolCall); ok && !done[c.ID] {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // splitInput sorts the reply input into messages or a resume event.

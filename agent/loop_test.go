@@ -85,7 +85,7 @@ func TestStreamingTextReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Outcome != agent.OutcomeCompleted || res.Msg.ID == first || res.Msg.FinishedReason != event.ReplyCompleted ||
-		res.Msg.FinishedAt != "" || contextShape(res.Msg) != "text Hello world!" {
+		res.Msg.FinishedAt.Valid || contextShape(res.Msg) != "text Hello world!" {
 		t.Fatalf("result %+v %s", res, contextShape(res.Msg))
 	}
 	if len(st.Context) != 4 || st.Context[3].FinishedReason != "" {

@@ -52,6 +52,22 @@ type blockState struct {
 	text, thinking string   // agent-generated ids of the open text/thinking streams
 	tools          []string // open tool-call ids, in opening order
 	data           []string // open data block ids
+	// acc holds what the call streamed before the current chunk: a tool
+	// call re-opened after other blocks came between its fragments takes
+	// its name from there for its second START, since providers send the
+	// name with the first fragment only.
+	acc *model.Accumulator
+}
+
+// toolName is the name a START for p carries.
+func (s *blockState) toolName(p *model.Part) string {
+	if p.Name != "" || s.acc == nil {
+		return p.Name
+	}
+	if c := s.acc.ToolCall(p.ID); c != nil {
+		return c.Name
+	}
+	return ""
 }
 
 // reason is the innermost reasoning handler (the reference's
@@ -67,7 +83,7 @@ func (r *run) reason(ctx context.Context, in ReasoningInput, y func(Item, error)
 		return
 	}
 	acc := model.NewAccumulator(a.src)
-	var open blockState
+	open := blockState{acc: acc}
 	stopped := false
 	interrupted := false
 	// emit converts within the call; a false return means the consumer
@@ -109,6 +125,7 @@ calls:
 						break calls
 					case !started:
 						callErr, failed = err, true
+						attempts += adapterRetries(err)
 					default:
 						y(Item{}, &StreamError{Model: m.Name(), Err: err})
 						return
@@ -300,7 +317,7 @@ func (r *run) convert(open *blockState, parts []model.Part, emit func(event.Even
 		}
 		if !slices.Contains(open.tools, p.ID) {
 			open.tools = append(open.tools, p.ID)
-			if !emit(&event.ToolCallStart{ReplyID: r.replyID, ToolCallID: p.ID, ToolCallName: p.Name}) {
+			if !emit(&event.ToolCallStart{ReplyID: r.replyID, ToolCallID: p.ID, ToolCallName: open.toolName(p)}) {
 				return false
 			}
 		}

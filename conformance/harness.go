@@ -305,7 +305,10 @@ func behavior(name, kind string, beh *ojson.Object) (tool.CallFunc, error) {
 				}
 				data, url := getStr(c, "data", ""), getStr(c, "url", "")
 				mt := getStr(c, "media_type", "")
-				d := &block.Data{ID: getStr(c, "id", name+"-data"), Name: getStr(c, "name", "")}
+				d := &block.Data{ID: getStr(c, "id", name+"-data")}
+				if n, ok := c.Vals["name"].(string); ok {
+					d.Name = block.Some(n)
+				}
 				if url != "" {
 					d.Source = &block.URL{URL: url, MediaType: mt}
 				} else {

@@ -206,7 +206,11 @@ func firstMatch(rules []block.PermissionRule, s Subject, input map[string]any) (
 	return block.PermissionRule{}, false
 }
 
-func ruleReason(r block.PermissionRule) string { return pycompat.ReasonRule(r.RuleContent) }
+// ruleReason renders the reference's f"Rule: {rule_content}", where a null
+// content prints as Python's None.
+func ruleReason(r block.PermissionRule) string {
+	return pycompat.ReasonRule(r.RuleContent.String, r.RuleContent.Valid)
+}
 
 // dontAsk converts an ASK into DONT_ASK's DENY, keeping the suggestions so
 // a client can still show which rule would unblock the call.

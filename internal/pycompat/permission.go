@@ -57,9 +57,14 @@ const (
 	FunctionToolMessage = "Custom function tools must be explicitly allowed by the user."
 )
 
-// ReasonRule is f"Rule: {rule_content}", where a null content (empty
-// here) prints as Python's None.
-func ReasonRule(content string) string { return "Rule: " + PyStrOrNone(content) }
+// ReasonRule is f"Rule: {rule_content}"; a null content (valid false)
+// prints as Python's None, an empty one as nothing.
+func ReasonRule(content string, valid bool) string {
+	if !valid {
+		return "Rule: None"
+	}
+	return "Rule: " + content
+}
 
 // ReasonMode is f"Mode: {mode}".
 func ReasonMode(mode string) string { return "Mode: " + mode }

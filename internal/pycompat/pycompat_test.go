@@ -60,7 +60,7 @@ func TestTextsMatchTheSpec(t *testing.T) {
 		"dont_ask":                  PermissionDontAskDenied("{tool}"),
 		"dont_ask converted":        PermissionDontAskConverted("{tool}"),
 		"dont_ask converted reason": ReasonDontAskConverted("{orig}"),
-		"rule reason":               ReasonRule("{content}"),
+		"rule reason":               ReasonRule("{content}", true),
 		"mode reason":               ReasonMode("default"),
 		"user approved":             PermissionUserApproved,
 	}
@@ -82,8 +82,11 @@ func TestStructuredReminder(t *testing.T) {
 }
 
 func TestPythonNone(t *testing.T) {
-	if got := ReasonRule(""); got != "Rule: None" {
+	if got := ReasonRule("", false); got != "Rule: None" {
 		t.Errorf("null rule content: %q", got)
+	}
+	if got := ReasonRule("", true); got != "Rule: " {
+		t.Errorf("empty rule content: %q", got)
 	}
 	if got := ReasonDontAskConverted(""); got != "DONT_ASK mode converted ASK to DENY. Original reason: None" {
 		t.Errorf("null reason: %q", got)

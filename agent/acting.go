@@ -202,6 +202,11 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, y func(It
 		r.emitTo(y, &event.RequireExternalExecution{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
 		return callSubmitted, nil
 	}
+	if ctx.Err() != nil {
+		// No tool starts once the cancellation is visible (toolCtx would
+		// let it run until it waits): its result is the interruption.
+		toolCtx = ctx
+	}
 	return r.runTool(toolCtx, c, t, input, y, w)
 }
 
@@ -237,7 +242,7 @@ func (l lockstepTool) Call(ctx context.Context, input map[string]any) iter.Seq2[
 // streams its chunks as events and stores its folded result.
 func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input map[string]any, y func(Item, error) bool, w *coop.Worker[Item]) (callOutcome, error) {
 	a := r.a
-	if w == nil && ctx.Done() != nil {
+	if w == nil && ctx.Done() != nil && ctx.Err() == nil {
 		// A cancellation lands where the tool waits (or shortly after it
 		// was requested, for a tool that blocks without telling), not before
 		// a tool that runs straight through; in a batch the batch does this.

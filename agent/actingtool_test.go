@@ -29,7 +29,7 @@ func TestActingMiddlewareSeesTheTool(t *testing.T) {
 	a, _ := newAgent(t, []scripted.Turn{
 		scripted.Reply(scripted.ToolCall("c1", "conc", `{}`), scripted.ToolCall("c2", "conc", `{}`), scripted.ToolCall("c3", "seq", `{}`)),
 		scripted.Reply(scripted.Text("done")),
-	}, []tool.Tool{conc, seq}, agent.WithMiddleware(toolWatcher{&seen}))
+	}, []tool.Tool{conc, seq}, withMW(agent.Middleware{Acting: toolWatcher{&seen}.OnActing}))
 	mustReply(t, a, user("go"))
 	if len(seen) != 3 {
 		t.Fatalf("on_acting ran %d times, want 3", len(seen))

@@ -10,12 +10,19 @@
 // permission prompt or an external tool is just a saved state: any process
 // holding it resumes the reply with a confirmation or a result event.
 //
-// Interruption is context cancellation: a cancelled reply closes every
-// unfinished tool call with an interrupted result, emits
-// REPLY_END(interrupted) and ends with the configured fallback message.
-// Middlewares wrap the reply, reasoning, model call, acting and permission
-// steps as onions (the first middleware is the outermost layer) and
-// transform the system prompt as a pipeline.
+// An agent is built from one Config whose zero values are the reference's
+// defaults. A new input starts a reply (Agent.Stream, Agent.Reply); a
+// parked reply is resumed with Agent.Confirm or Agent.DeliverExternal, or
+// abandoned with Agent.Interrupt. Each returns the reply's events as an
+// iter.Seq2; WithResult collects how it ended.
+//
+// Interruption is context cancellation: no model call or tool starts once
+// it is visible, every unfinished tool call gets an interrupted result,
+// REPLY_END(interrupted) is emitted and the reply ends with the configured
+// fallback message. A context already done when a reply would start runs
+// nothing. Middleware hooks wrap the reply, reasoning, model call, acting
+// and permission steps as onions (the first middleware is the outermost
+// layer) and transform the system prompt as a pipeline.
 //
 // The reference is AgentScope 2.x's Agent._reply_impl; its behaviour, event
 // order and strings are reproduced exactly (see conformance/DEVIATIONS.md

@@ -108,7 +108,7 @@ func (r *run) newMsg(text string, opts ...message.Option) *message.Msg {
 func (r *run) reply(in ReplyInput) {
 	a, st := r.a, r.a.st
 	r.initOut()
-	msgs, ev, err := splitInput(in.Input)
+	msgs, ev, err := splitInput(in)
 	if err != nil {
 		r.fail(err)
 		return
@@ -416,25 +416,28 @@ func (r *run) initOut() {
 }
 
 // splitInput sorts the reply input into messages or a resume event.
-func splitInput(in any) ([]*message.Msg, event.Event, error) {
-	switch v := in.(type) {
-	case nil:
-		return nil, nil, nil
-	case *message.Msg:
-		if v == nil {
-			return nil, nil, nil
-		}
-		return []*message.Msg{v}, nil, nil
-	case []*message.Msg:
-		return v, nil, nil
-	case *event.UserConfirmResult:
-		return nil, v, nil
-	case *event.ExternalExecutionResult:
-		return nil, v, nil
-	case *event.UserInterrupt:
-		return nil, v, nil
+func splitInput(in ReplyInput) ([]*message.Msg, event.Event, error) {
+	n := 0
+	var ev event.Event
+	if len(in.Msgs) > 0 {
+		n++
 	}
-	return nil, nil, inputErr("Invalid input: expected a Msg, a list of Msg, a UserConfirmResultEvent, an ExternalExecutionResultEvent, a UserInterruptEvent or None, got %T.", in)
+	if in.Confirm != nil {
+		n++
+		ev = in.Confirm
+	}
+	if in.External != nil {
+		n++
+		ev = in.External
+	}
+	if in.Interrupt {
+		n++
+		ev = &event.UserInterrupt{}
+	}
+	if n > 1 {
+		return nil, nil, inputErr("Invalid input: a reply input holds one of messages, a UserConfirmResultEvent, an ExternalExecutionResultEvent or a UserInterruptEvent, got %d of them.", n)
+	}
+	return in.Msgs, ev, nil
 }
 
 // checkInputMsg enforces §3.10: user or assistant messages without tool
@@ -444,7 +447,10 @@ func checkInputMsg(m *message.Msg) error {
 		return inputErr("Invalid message in the input: None should not contain tool calls, tool results or thinking blocks.")
 	}
 	bad := m.Role != event.RoleUser && m.Role != event.RoleAssistant
-	for _, b := range m.Content {
+	for i, b := range m.Content {
+		if b == nil {
+			return inputErr("Invalid message in the input: content block %d is None.", i)
+		}
 		switch b.Kind() {
 		case block.KindToolCall, block.KindToolResult, block.KindThinking:
 			bad = true

@@ -62,7 +62,7 @@ func TestReopenedToolCallRepeatsItsName(t *testing.T) {
 			t.Fatalf("%s: %v", e.Type(), err)
 		}
 	}
-	stored := a.State().Tail().Content[:2]
+	stored := stateOf(t, a).Tail().Content[:2]
 	sc, st := stored[0].(*block.ToolCall), stored[1].(*block.Text)
 	if len(fold.Content) != 3 {
 		t.Fatalf("fold has %d blocks: %s", len(fold.Content), block.AppendList(nil, fold.Content))

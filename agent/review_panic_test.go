@@ -28,7 +28,7 @@ func TestPanickingActingMiddleware(t *testing.T) {
 	for _, concurrent := range []bool{false, true} {
 		echo := makeTool(t, toolSpec{name: "echo", concurrent: concurrent})
 		a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", "echo", `{}`)), scripted.Reply(scripted.Text("ok"))},
-			[]tool.Tool{echo}, agent.WithMiddleware(panickyActing{}))
+			[]tool.Tool{echo}, withMW(agent.Middleware{Acting: panickyActing{}.OnActing}))
 		var r replyRun
 		func() {
 			defer func() {

@@ -52,7 +52,7 @@ func TestConcurrentBatchStress(t *testing.T) {
 			calls = append(calls, scripted.ToolCall(fmt.Sprintf("c%d", i), "mixed", `{"input": "`+kinds[rand.IntN(len(kinds))]+`"}`))
 		}
 		a, _ := newAgent(t, []scripted.Turn{scripted.Reply(calls...), scripted.Reply(scripted.Text("done"))}, []tool.Tool{mixed},
-			agent.WithPreemption(time.Millisecond))
+			preemption(time.Millisecond))
 		cancelAt := -1
 		if round%2 == 1 {
 			cancelAt = 3 + rand.IntN(2*n)
@@ -66,7 +66,7 @@ func TestConcurrentBatchStress(t *testing.T) {
 			t.Fatalf("round %d: outcome %s", round, r.res.Outcome)
 		}
 		results := map[string]bool{}
-		for _, b := range a.State().Tail().Content {
+		for _, b := range stateOf(t, a).Tail().Content {
 			if res, ok := b.(*block.ToolResult); ok {
 				if results[res.ID] {
 					t.Fatalf("round %d: two results for %s", round, res.ID)

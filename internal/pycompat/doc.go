@@ -11,13 +11,15 @@
 // and the engine and the conformance runner cannot disagree.
 //
 //   - pycompat: the texts, as constants and small functions that fill in
-//     the reference's f-strings.
+//     the reference's f-strings, and Python's strftime for the time the
+//     runtime-state reminder shows.
 //   - [github.com/agentscope-go/agentscope/internal/pycompat/jsonstr]: JSON
 //     string literals in both spellings the reference writes (pydantic's
 //     model_dump_json, and json.dumps with ensure_ascii).
 //   - [github.com/agentscope-go/agentscope/internal/pycompat/pyjson]:
-//     json.dumps, json.loads (with its error messages), repr() and the
-//     argument repair, over values that keep key order and int/float.
+//     json.dumps, json.loads (with its error messages), repr() and str()
+//     and the argument repair, over values that keep key order and
+//     int/float; the conformance runner's json.dumps is this one.
 //   - [github.com/agentscope-go/agentscope/internal/pycompat/pyschema]: the
 //     jsonschema library's error wording and best_match.
 //

@@ -167,7 +167,7 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, y func(It
 		return callDone, err
 	}
 	switch d.Behavior {
-	case permission.Ask, permission.Passthrough:
+	case block.Ask, block.Passthrough:
 		if dedup != nil && !dedup.Admit(t, input, d) {
 			// Covered by a rule surfaced earlier in this batch: stays
 			// pending and is checked again on the next run.
@@ -177,10 +177,10 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, y func(It
 		c.SuggestedRules = append([]block.PermissionRule{}, d.SuggestedRules...)
 		r.emitTo(y, &event.RequireUserConfirm{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
 		return callAsked, nil
-	case permission.Deny:
+	case block.Deny:
 		r.errorResult(y, c, d.Message, block.ResultDenied)
 		return callDone, nil
-	case permission.Allow:
+	case block.Allow:
 	default:
 		return callDone, fmt.Errorf("Invalid permission decision behavior: %s", d.Behavior)
 	}

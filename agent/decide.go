@@ -2,6 +2,7 @@ package agent
 
 import (
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 )
 
@@ -79,7 +80,7 @@ type decideInput struct {
 //  9. reason
 func decide(in decideInput) action {
 	var last *message.Msg
-	if t := in.Tail; t != nil && t.Role == message.RoleAssistant && t.Name == in.Name {
+	if t := in.Tail; t != nil && t.Role == event.RoleAssistant && t.Name == in.Name {
 		last = t
 	}
 	var awaiting, executable []*block.ToolCall

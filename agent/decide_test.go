@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 )
 
@@ -15,7 +16,7 @@ func TestDecideTable(t *testing.T) {
 	}
 	result := func(id string) *block.ToolResult { return &block.ToolResult{ID: id, Name: "t"} }
 	reply := func(blocks ...block.Block) *message.Msg {
-		return &message.Msg{Name: "Friday", Role: message.RoleAssistant, ID: "r1", Content: blocks}
+		return &message.Msg{Name: "Friday", Role: event.RoleAssistant, ID: "r1", Content: blocks}
 	}
 	ids := func(cs []*block.ToolCall) string {
 		s := ""

@@ -50,7 +50,7 @@ func resumeErr(format string, args ...any) error {
 // the fallback model, if any).
 type ModelCallError struct {
 	Model    string // the last model tried
-	Attempts int    // attempts made in total
+	Attempts int    // requests made in total, the adapters' own retries included
 	Err      error  // the last failure
 }
 

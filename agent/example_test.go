@@ -27,7 +27,7 @@ func ExampleAgent_Stream() {
 		func(_ context.Context, in weatherIn) (string, error) { return "Sunny in " + in.City + ".", nil },
 		// Function tools ask the user by default; this one is harmless.
 		tool.WithPermissionCheck(func(context.Context, map[string]any, *permission.Context) permission.Decision {
-			return permission.Decision{Behavior: permission.Allow}
+			return permission.Decision{Behavior: block.Allow}
 		}))
 	tk, _ := tool.NewToolkit([]tool.Tool{weather})
 	model := scripted.New("demo-model", []scripted.Turn{
@@ -111,7 +111,7 @@ func ExampleAgent_Reply_humanInTheLoop() {
 		}
 	}
 	fmt.Println(res.Outcome, strings.Join(texts, "; "))
-	fmt.Println(len(b.Permissions().Rules(permission.Allow, "rm")), "rule learned")
+	fmt.Println(len(b.Permissions().Rules(block.Allow, "rm")), "rule learned")
 	// Output:
 	// awaiting_confirmation rm {"path": "build.log"}
 	// completed result: removed build.log; text: Done.

@@ -30,15 +30,15 @@ type toolSpec struct {
 	concurrent bool
 	readOnly   bool
 	external   bool
-	perm       permission.Behavior // "" = allow
-	body       tool.CallFunc       // nil = text "<name>: <input>"
+	perm       block.Behavior // "" = allow
+	body       tool.CallFunc  // nil = text "<name>: <input>"
 }
 
 func makeTool(t testing.TB, s toolSpec) tool.Tool {
 	t.Helper()
 	perm := s.perm
 	if perm == "" {
-		perm = permission.Allow
+		perm = block.Allow
 	}
 	opts := []tool.Option{
 		tool.ConcurrencySafe(s.concurrent),

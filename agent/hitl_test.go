@@ -10,7 +10,6 @@ import (
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model/scripted"
-	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
@@ -28,7 +27,7 @@ const finalTail = "MODEL_CALL_START TEXT_BLOCK_START TEXT_DELTA(Result 1) TEXT_B
 
 // HC-1, DRV-7: park without REPLY_END; resume without REPLY_START.
 func TestConfirmOneCall(t *testing.T) {
-	ask := makeTool(t, toolSpec{name: "ask", perm: permission.Ask})
+	ask := makeTool(t, toolSpec{name: "ask", perm: block.Ask})
 	a, _ := newAgent(t, []scripted.Turn{toolTurn([3]string{"c1", "ask", `{"input": "test1"}`}), finalTurn}, []tool.Tool{ask})
 	r := mustReply(t, a, user("Test"))
 	expectKinds(t, r, "REPLY_START MODEL_CALL_START TOOL_CALL_START(c1) TOOL_CALL_DELTA(c1) TOOL_CALL_END(c1) MODEL_CALL_END REQUIRE_CONFIRM(c1)")
@@ -58,7 +57,7 @@ func TestConfirmOneCall(t *testing.T) {
 // HC-2: a sequential batch stops at the first ask; the next call is asked
 // only after the first is settled, without a model call in between.
 func TestSequentialConfirmations(t *testing.T) {
-	ask := makeTool(t, toolSpec{name: "ask", perm: permission.Ask})
+	ask := makeTool(t, toolSpec{name: "ask", perm: block.Ask})
 	a, m := newAgent(t, []scripted.Turn{toolTurn([3]string{"c1", "ask", `{"input": "1"}`}, [3]string{"c2", "ask", `{"input": "2"}`}), finalTurn}, []tool.Tool{ask})
 	mustReply(t, a, user("Test"))
 	if got := contextShape(a.State().Tail()); got != "call c1 asking | call c2 pending" {
@@ -80,7 +79,7 @@ func TestSequentialConfirmations(t *testing.T) {
 // the rule allows the deferred call, not accepting it prompts again.
 func TestConcurrentDedup(t *testing.T) {
 	for _, withRule := range []bool{false, true} {
-		ask := makeTool(t, toolSpec{name: "askc", perm: permission.Ask, concurrent: true})
+		ask := makeTool(t, toolSpec{name: "askc", perm: block.Ask, concurrent: true})
 		a, _ := newAgent(t, []scripted.Turn{toolTurn([3]string{"c1", "askc", `{"input": "1"}`}, [3]string{"c2", "askc", `{"input": "2"}`}), finalTurn}, []tool.Tool{ask})
 		r := mustReply(t, a, user("Test"))
 		if !strings.HasSuffix(r.kinds(), "MODEL_CALL_END REQUIRE_CONFIRM(c1)") {
@@ -96,7 +95,7 @@ func TestConcurrentDedup(t *testing.T) {
 		r = mustReply(t, a, confirm(t, a, true, rules, "c1"))
 		if withRule {
 			expectKinds(t, r, "RESULT_START(c1) RESULT_DELTA(c1:askc: 1) RESULT_END(c1:success) RESULT_START(c2) RESULT_DELTA(c2:askc: 2) RESULT_END(c2:success) "+finalTail)
-			if len(a.Permissions().Rules(permission.Allow, "askc")) != 1 {
+			if len(a.Permissions().Rules(block.Allow, "askc")) != 1 {
 				t.Fatal("accepted rule not added to the engine")
 			}
 			continue
@@ -111,8 +110,8 @@ func TestConcurrentDedup(t *testing.T) {
 // confirmation runs only that call, re-parks silently and does not count
 // the round.
 func TestPartialConfirmation(t *testing.T) {
-	a1 := makeTool(t, toolSpec{name: "a1", perm: permission.Ask, concurrent: true})
-	a2 := makeTool(t, toolSpec{name: "a2", perm: permission.Ask, concurrent: true})
+	a1 := makeTool(t, toolSpec{name: "a1", perm: block.Ask, concurrent: true})
+	a2 := makeTool(t, toolSpec{name: "a2", perm: block.Ask, concurrent: true})
 	a, m := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", "a1", `{}`), scripted.ToolCall("c2", "a2", `{}`)), finalTurn}, []tool.Tool{a1, a2})
 	r := mustReply(t, a, user("Test"))
 	if !strings.HasSuffix(r.kinds(), "MODEL_CALL_END REQUIRE_CONFIRM(c1) REQUIRE_CONFIRM(c2)") || a.State().Reply.CurIter != 0 {
@@ -132,7 +131,7 @@ func TestPartialConfirmation(t *testing.T) {
 // DRV-1: a denial becomes a denied result with a plain-string output and
 // the loop goes on; an edited approval runs the edited call.
 func TestDenyAndEdit(t *testing.T) {
-	ask := makeTool(t, toolSpec{name: "ask", perm: permission.Ask})
+	ask := makeTool(t, toolSpec{name: "ask", perm: block.Ask})
 	a, _ := newAgent(t, []scripted.Turn{toolTurn([3]string{"c1", "ask", `{"input": "x"}`}), finalTurn}, []tool.Tool{ask})
 	mustReply(t, a, user("Test"))
 	r := mustReply(t, a, confirm(t, a, false, nil, "c1"))
@@ -157,7 +156,7 @@ func TestDenyAndEdit(t *testing.T) {
 // §5.3: invalid resumes are rejected with the reference's texts, before
 // any event, with the state unchanged.
 func TestInvalidResumes(t *testing.T) {
-	ask := makeTool(t, toolSpec{name: "ask", perm: permission.Ask})
+	ask := makeTool(t, toolSpec{name: "ask", perm: block.Ask})
 	ext := makeTool(t, toolSpec{name: "ext", external: true})
 	a, _ := newAgent(t, []scripted.Turn{toolTurn([3]string{"c1", "ask", `{}`}), finalTurn}, []tool.Tool{ask, ext})
 	mustReply(t, a, user("Test"))
@@ -225,7 +224,7 @@ func TestExternalExecution(t *testing.T) {
 // HM-3: confirmation then external execution, in a concurrent batch with a
 // deferred sibling: exactly START(1), REQUIRE_EXTERNAL(1), REQUIRE_CONFIRM(2).
 func TestMixedHITL(t *testing.T) {
-	mix := makeTool(t, toolSpec{name: "mix", external: true, concurrent: true, perm: permission.Ask})
+	mix := makeTool(t, toolSpec{name: "mix", external: true, concurrent: true, perm: block.Ask})
 	a, _ := newAgent(t, []scripted.Turn{toolTurn([3]string{"c1", "mix", `{}`}, [3]string{"c2", "mix", `{}`}), finalTurn}, []tool.Tool{mix})
 	r := mustReply(t, a, user("Test"))
 	if !strings.HasSuffix(r.kinds(), "MODEL_CALL_END REQUIRE_CONFIRM(c1)") {
@@ -247,7 +246,7 @@ func TestMixedHITL(t *testing.T) {
 // INT-7/8/9: a user interrupt closes the parked calls (plain-string
 // results, no second START for a submitted call) and ends the reply.
 func TestInterruptParkedReply(t *testing.T) {
-	ask := makeTool(t, toolSpec{name: "ask", perm: permission.Ask, concurrent: true})
+	ask := makeTool(t, toolSpec{name: "ask", perm: block.Ask, concurrent: true})
 	ext := makeTool(t, toolSpec{name: "ext", external: true, concurrent: true, readOnly: true})
 	a, m := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("Need HITL."), scripted.ToolCall("c1", "ask", `{}`), scripted.ToolCall("c2", "ext", `{}`))}, []tool.Tool{ask, ext})
 	mustReply(t, a, user("Hi"))

@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
-	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/state"
 )
 
@@ -66,7 +65,7 @@ func (r *run) injectedHints() []string {
 	a := r.a
 	var out []string
 	for _, m := range a.st.Context {
-		if m.Role != message.RoleAssistant {
+		if m.Role != event.RoleAssistant {
 			continue
 		}
 		for _, b := range m.Content {

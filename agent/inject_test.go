@@ -81,7 +81,7 @@ func TestInjectionTasksAndZones(t *testing.T) {
 // Permission modes reach the engine through the agent: explore denies what
 // is not read-only, bypass allows it, and an ask rule wins over the tool.
 func TestPermissionModesThroughTheAgent(t *testing.T) {
-	writer := func() tool.Tool { return makeTool(t, toolSpec{name: "writer", perm: permission.Passthrough}) }
+	writer := func() tool.Tool { return makeTool(t, toolSpec{name: "writer", perm: block.Passthrough}) }
 	turns := func() []scripted.Turn {
 		return []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", "writer", `{"input": "x"}`)), scripted.Reply(scripted.Text("ok"))}
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/scripted"
-	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
@@ -77,7 +76,7 @@ func TestCancelSequentialTool(t *testing.T) {
 // second START for the submitted call).
 func TestCancelConcurrentBatch(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	ask := makeTool(t, toolSpec{name: "ask", perm: permission.Ask, concurrent: true})
+	ask := makeTool(t, toolSpec{name: "ask", perm: block.Ask, concurrent: true})
 	ext := makeTool(t, toolSpec{name: "ext", external: true, concurrent: true, readOnly: true})
 	slow := makeTool(t, toolSpec{name: "slow", concurrent: true, readOnly: true, body: sleeper(time.Hour)})
 	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("Mixed batch."),

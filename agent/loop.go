@@ -459,7 +459,7 @@ func checkInputMsg(m *message.Msg) error {
 	if m == nil {
 		return inputErr("Invalid message in the input: None should not contain tool calls, tool results or thinking blocks.")
 	}
-	bad := m.Role != message.RoleUser && m.Role != message.RoleAssistant
+	bad := m.Role != event.RoleUser && m.Role != event.RoleAssistant
 	for _, b := range m.Content {
 		switch b.Kind() {
 		case block.KindToolCall, block.KindToolResult, block.KindThinking:

@@ -99,7 +99,7 @@ func TestUsageAccumulates(t *testing.T) {
 	echo := makeTool(t, toolSpec{name: "echo"})
 	a, _ := newAgent(t, []scripted.Turn{
 		scripted.Reply(scripted.ToolCall("c1", "echo", `{"input": "x"}`).WithUsage(100, 20)),
-		scripted.Reply(scripted.Step{Parts: scripted.Text("done").Parts, Usage: &model.Usage{InputTokens: 10, OutputTokens: 5, CacheInputTokens: 60, CacheCreationInputTokens: 40}}),
+		scripted.Reply(scripted.Step{Parts: scripted.Text("done").Parts, Usage: &message.Usage{InputTokens: 10, OutputTokens: 5, CacheInputTokens: 60, CacheCreationInputTokens: 40}}),
 	}, []tool.Tool{echo})
 	r := mustReply(t, a, user("go"))
 	var ends []*event.ModelCallEnd
@@ -387,5 +387,5 @@ func TestDataBlocks(t *testing.T) {
 }
 
 func allowAll(context.Context, map[string]any, *permission.Context) permission.Decision {
-	return permission.Decision{Behavior: permission.Allow}
+	return permission.Decision{Behavior: block.Allow}
 }

@@ -277,13 +277,13 @@ func (p policy) OnCheckPermission(ctx context.Context, _ *agent.Agent, in agent.
 // the engine but not the hook.
 func TestPermissionMiddleware(t *testing.T) {
 	ran := 0
-	guarded := makeTool(t, toolSpec{name: "guarded", perm: permission.Ask, body: func(context.Context, map[string]any) iter.Seq2[tool.Chunk, error] {
+	guarded := makeTool(t, toolSpec{name: "guarded", perm: block.Ask, body: func(context.Context, map[string]any) iter.Seq2[tool.Chunk, error] {
 		return func(yield func(tool.Chunk, error) bool) { ran++; yield(tool.Text("ran"), nil) }
 	}})
 	turns := func() []scripted.Turn {
 		return []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", "guarded", `{}`)), scripted.Reply(scripted.Text("done"))}
 	}
-	deny := permission.Decision{Behavior: permission.Deny, Message: "denied by application policy"}
+	deny := permission.Decision{Behavior: block.Deny, Message: "denied by application policy"}
 
 	lb := &logbook{}
 	a, _ := newAgent(t, turns(), []tool.Tool{guarded}, agent.WithMiddleware(policy{lb: lb, callNext: true, replace: &deny}))
@@ -309,7 +309,7 @@ func TestPermissionMiddleware(t *testing.T) {
 	a, _ = newAgent(t, turns(), []tool.Tool{guarded}, agent.WithMiddleware(policy{lb: lb, callNext: true}))
 	mustReply(t, a, user("go")) // parks: the engine asks
 	lb.log = nil
-	a2mw := policy{lb: lb, callNext: true, replace: &permission.Decision{Behavior: permission.Deny, Message: "application policy changed while awaiting user"}}
+	a2mw := policy{lb: lb, callNext: true, replace: &permission.Decision{Behavior: block.Deny, Message: "application policy changed while awaiting user"}}
 	b, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("done"))}, []tool.Tool{guarded}, agent.WithState(a.State()), agent.WithMiddleware(a2mw))
 	r = mustReply(t, b, confirm(t, b, true, nil, "c1"))
 	if lb.String() != "allow" || ran != 0 || !strings.Contains(r.kinds(), "RESULT_END(c1:denied)") {

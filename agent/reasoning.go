@@ -109,6 +109,7 @@ calls:
 						break calls
 					case !started:
 						callErr, failed = err, true
+						attempts += adapterRetries(err)
 					default:
 						y(Item{}, &StreamError{Model: m.Name(), Err: err})
 						return
@@ -157,7 +158,7 @@ calls:
 	}
 	// The final answer is the whole reply message as stored (see
 	// conformance/DEVIATIONS.md), with the reply's accumulated usage.
-	msg := &message.Msg{Name: a.name, Role: message.RoleAssistant, ID: r.replyID, FinishedReason: event.ReplyCompleted}
+	msg := &message.Msg{Name: a.name, Role: event.RoleAssistant, ID: r.replyID, FinishedReason: event.ReplyCompleted}
 	if m := a.st.ReplyMsg(a.name); m != nil {
 		msg.Content = block.CloneList(m.Content)
 		if m.Usage != nil {
@@ -190,7 +191,7 @@ func isFinalAnswer(content []block.Block) bool {
 
 // saveResponse appends the response to the reply message (assistant audio
 // is streamed but not kept) and accumulates the usage into it.
-func (r *run) saveResponse(content []block.Block, usage *model.Usage) {
+func (r *run) saveResponse(content []block.Block, usage *message.Usage) {
 	a := r.a
 	kept := content[:0:0]
 	for _, b := range content {

@@ -12,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/scripted"
-	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
 )
@@ -24,7 +24,7 @@ import (
 // call pending behind it; the confirmation resumes it.
 func restartTools(t testing.TB) []tool.Tool {
 	return []tool.Tool{
-		makeTool(t, toolSpec{name: "ask", perm: permission.Ask}),
+		makeTool(t, toolSpec{name: "ask", perm: block.Ask}),
 		makeTool(t, toolSpec{name: "echo", concurrent: true}),
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model/scripted"
-	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
 )
@@ -101,7 +100,7 @@ func TestStructuredGraceExhausted(t *testing.T) {
 // and a new agent; a schema given with the resume is ignored; defaults are
 // filled and extra fields kept.
 func TestStructuredSchemaSurvivesRestart(t *testing.T) {
-	confirmTool := makeTool(t, toolSpec{name: "mock_confirm_tool", perm: permission.Ask})
+	confirmTool := makeTool(t, toolSpec{name: "mock_confirm_tool", perm: block.Ask})
 	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("confirm_call_1", "mock_confirm_tool", `{"input": "test"}`))}, []tool.Tool{confirmTool})
 	r := mustReply(t, a, user("Weather?"), schema(weatherUnit))
 	if r.res.Outcome != agent.OutcomeAwaitingConfirmation || r.res.Msg.FinishedReason != "" {
@@ -123,7 +122,7 @@ func TestStructuredSchemaSurvivesRestart(t *testing.T) {
 	}
 	b, _ := newAgent(t, []scripted.Turn{
 		scripted.Reply(scripted.ToolCall("structured_call_1", "GenerateStructuredOutput", `{"city": "Hangzhou", "note": "sunny"}`)),
-	}, []tool.Tool{makeTool(t, toolSpec{name: "mock_confirm_tool", perm: permission.Ask})}, agent.WithState(&restored))
+	}, []tool.Tool{makeTool(t, toolSpec{name: "mock_confirm_tool", perm: block.Ask})}, agent.WithState(&restored))
 	ev := &event.UserConfirmResult{ReplyID: restored.Reply.ReplyID, ConfirmResults: []event.ConfirmResult{{
 		Confirmed: true, ToolCall: &block.ToolCall{ID: "confirm_call_1", Name: "mock_confirm_tool", Input: `{"input": "test"}`},
 	}}}

@@ -3,8 +3,8 @@
 // states and the permission rule a tool call can carry.
 //
 // Blocks live below both messages and events because events carry them too
-// (a REQUIRE_USER_CONFIRM event lists tool-call blocks); package message
-// re-exports them under its own names. Each block encodes itself to exactly
+// (a REQUIRE_USER_CONFIRM event lists tool-call blocks); messages and events
+// use these types directly. Each block encodes itself to exactly
 // the JSON AgentScope 2.x emits (field order, null versus omitted, enum
 // strings) by appending to a byte slice, and grows in amortized O(1): text
 // appended to a block never copies what is already there, and a base64 data

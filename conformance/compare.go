@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/agentscope-go/agentscope/internal/ojson"
 )
 
 var (
@@ -62,8 +64,8 @@ func (n *normalizer) value(p []elem, v any) any {
 			out[i] = n.value(append(p[:len(p):len(p)], elem{index: i}), e)
 		}
 		return out
-	case *Object:
-		out := &Object{Keys: t.Keys, Vals: make(map[string]any, len(t.Vals))}
+	case *ojson.Object:
+		out := &ojson.Object{Keys: t.Keys, Vals: make(map[string]any, len(t.Vals))}
 		for _, k := range t.Keys {
 			out.Vals[k] = n.value(append(p[:len(p):len(p)], elem{key: k, index: -1}), t.Vals[k])
 		}
@@ -75,11 +77,11 @@ func (n *normalizer) value(p []elem, v any) any {
 // normalize prepares a trace document for comparison. At level 1 every
 // section (each field of each step, final_context, folded_replies) numbers
 // its ids from 1; at level 2 the whole file shares one numbering.
-func normalize(doc *Object, level int, skip func([]elem) bool) *Object {
+func normalize(doc *ojson.Object, level int, skip func([]elem) bool) *ojson.Object {
 	if level >= 2 {
-		return newNormalizer(skip).value(nil, doc).(*Object)
+		return newNormalizer(skip).value(nil, doc).(*ojson.Object)
 	}
-	out := &Object{Keys: doc.Keys, Vals: map[string]any{}}
+	out := &ojson.Object{Keys: doc.Keys, Vals: map[string]any{}}
 	for _, k := range doc.Keys {
 		v := doc.Vals[k]
 		top := []elem{{key: k, index: -1}}
@@ -89,12 +91,12 @@ func normalize(doc *Object, level int, skip func([]elem) bool) *Object {
 			ns := make([]any, len(steps))
 			for i, s := range steps {
 				at := append(top[:1:1], elem{index: i})
-				so, ok := s.(*Object)
+				so, ok := s.(*ojson.Object)
 				if !ok {
 					ns[i] = newNormalizer(skip).value(at, s)
 					continue
 				}
-				no := &Object{Keys: so.Keys, Vals: map[string]any{}}
+				no := &ojson.Object{Keys: so.Keys, Vals: map[string]any{}}
 				for _, sk := range so.Keys {
 					no.Vals[sk] = newNormalizer(skip).value(append(at[:2:2], elem{key: sk, index: -1}), so.Vals[sk])
 				}
@@ -146,11 +148,11 @@ func (d *Difference) Error() string {
 
 // comparer walks got and want in parallel.
 type comparer struct {
-	want    *Object // the whole golden document, for excuse predicates
+	want    *ojson.Object // the whole golden document, for excuse predicates
 	excuses []pattern
 }
 
-func (c *comparer) compareDocs(got, want *Object) *Difference {
+func (c *comparer) compareDocs(got, want *ojson.Object) *Difference {
 	for _, k := range comparedTop {
 		gv, gok := got.Get(k)
 		wv, wok := want.Get(k)
@@ -185,8 +187,8 @@ func (c *comparer) diff(p []elem, got, want any) *Difference {
 
 func (c *comparer) compare(p []elem, got, want any) *Difference {
 	switch w := want.(type) {
-	case *Object:
-		g, ok := got.(*Object)
+	case *ojson.Object:
+		g, ok := got.(*ojson.Object)
 		if !ok {
 			return c.diff(p, got, want)
 		}
@@ -357,7 +359,7 @@ func parsePattern(s string) (pattern, error) {
 
 // match reports whether the pattern covers path p (p equals the pattern or
 // lies below it), evaluating predicates on the golden document.
-func (pat pattern) match(p []elem, root *Object) bool {
+func (pat pattern) match(p []elem, root *ojson.Object) bool {
 	if len(p) < len(pat.segs) {
 		return false
 	}
@@ -378,7 +380,7 @@ func (pat pattern) match(p []elem, root *Object) bool {
 			if e.index >= 0 || e.key != s.key {
 				return false
 			}
-			o, _ := node.(*Object)
+			o, _ := node.(*ojson.Object)
 			if o != nil {
 				node = o.Vals[e.key]
 			} else {
@@ -386,7 +388,7 @@ func (pat pattern) match(p []elem, root *Object) bool {
 			}
 		}
 		for _, pr := range s.preds {
-			o, ok := node.(*Object)
+			o, ok := node.(*ojson.Object)
 			if !ok {
 				return false
 			}

@@ -8,9 +8,10 @@ import (
 	"testing"
 
 	"github.com/agentscope-go/agentscope/internal/fixture"
+	"github.com/agentscope-go/agentscope/internal/ojson"
 )
 
-func loadGolden(t *testing.T, name string) *Object {
+func loadGolden(t *testing.T, name string) *ojson.Object {
 	t.Helper()
 	data, err := os.ReadFile(fixture.Path(t, "conformance", "golden", name+".json"))
 	if err != nil {
@@ -20,7 +21,7 @@ func loadGolden(t *testing.T, name string) *Object {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v.(*Object)
+	return v.(*ojson.Object)
 }
 
 // at walks a parsed document: keys and integer indexes.
@@ -29,7 +30,7 @@ func at(t *testing.T, v any, path ...any) any {
 	for _, p := range path {
 		switch k := p.(type) {
 		case string:
-			v = v.(*Object).Vals[k]
+			v = v.(*ojson.Object).Vals[k]
 		case int:
 			v = v.([]any)[k]
 		}
@@ -42,7 +43,7 @@ func set(t *testing.T, root any, value any, path ...any) {
 	parent := at(t, root, path[:len(path)-1]...)
 	switch k := path[len(path)-1].(type) {
 	case string:
-		parent.(*Object).Set(k, value)
+		parent.(*ojson.Object).Set(k, value)
 	case int:
 		parent.([]any)[k] = value
 	}
@@ -133,7 +134,7 @@ func TestPatterns(t *testing.T) {
 	if p.match(path[:5], root) {
 		t.Fatal("pattern must not cover its parent")
 	}
-	at(t, root, "steps", 0, "stream", 0, "msg").(*Object).Set("finished_reason", "interrupted")
+	at(t, root, "steps", 0, "stream", 0, "msg").(*ojson.Object).Set("finished_reason", "interrupted")
 	if p.match(path, root) {
 		t.Fatal("predicate ignored")
 	}

@@ -1,5 +1,5 @@
 // Package conformance replays the golden traces recorded from the
-// reference implementation (../shared/conformance/golden) against this
+// reference implementation (testdata/conformance/golden) against this
 // engine and compares what it records with what the reference recorded.
 //
 // For each trace file the runner builds the harness the traces were
@@ -13,4 +13,9 @@
 // level 2) and timestamps (<ts>). Differences at field paths excused in
 // DEVIATIONS.md (embedded) are ignored; every other difference fails the
 // file with the path of the first one.
+//
+// The runner contract is testdata/conformance/README.md, with one rule it
+// leaves implicit: a step whose input kind is "none" has no input_object
+// key at all (there is no object to record), rather than "input_object":
+// null. Every other kind records the JSON of what was fed to the agent.
 package conformance

@@ -13,6 +13,7 @@ import (
 	"github.com/agentscope-go/agentscope/agent/coop"
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/ojson"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -48,7 +49,7 @@ type harness struct {
 }
 
 // build assembles the agent a scenario describes.
-func build(spec *Object, src stamp.Source) (*harness, error) {
+func build(spec *ojson.Object, src stamp.Source) (*harness, error) {
 	ac := getObj(spec, "agent")
 	name := getStr(ac, "name", defaultAgentName)
 	turnsJSON := []byte("[]")
@@ -63,7 +64,7 @@ func build(spec *Object, src stamp.Source) (*harness, error) {
 
 	var tools []tool.Tool
 	for i, tv := range getArr(spec, "tools") {
-		to, ok := tv.(*Object)
+		to, ok := tv.(*ojson.Object)
 		if !ok {
 			return nil, specErr(fmt.Sprintf("tools[%d]", i), "expected an object")
 		}
@@ -135,7 +136,7 @@ func build(spec *Object, src stamp.Source) (*harness, error) {
 
 	var mws []any
 	for i, mv := range getArr(spec, "middlewares") {
-		mo, ok := mv.(*Object)
+		mo, ok := mv.(*ojson.Object)
 		if !ok {
 			return nil, specErr(fmt.Sprintf("middlewares[%d]", i), "expected an object")
 		}
@@ -202,7 +203,7 @@ func pyStr(v any) string {
 }
 
 // scriptedTool builds one tool of the harness (§ "Scripted tools").
-func scriptedTool(to *Object) (tool.Tool, error) {
+func scriptedTool(to *ojson.Object) (tool.Tool, error) {
 	name := getStr(to, "name", "")
 	if name == "" {
 		return nil, specErr("tools", "a tool needs a name")
@@ -214,7 +215,7 @@ func scriptedTool(to *Object) (tool.Tool, error) {
 	}
 	beh := getObj(to, "behavior")
 	kind := getStr(beh, "kind", "echo")
-	perm := permission.Behavior(getStr(to, "permission", "allow"))
+	perm := block.Behavior(getStr(to, "permission", "allow"))
 	msg := getStr(to, "permission_message", name+": scripted "+string(perm))
 	immune := getBool(to, "bypass_immune", false)
 
@@ -245,7 +246,7 @@ func scriptedTool(to *Object) (tool.Tool, error) {
 	return t, nil
 }
 
-func seconds(o *Object, key string, def float64) time.Duration {
+func seconds(o *ojson.Object, key string, def float64) time.Duration {
 	n, ok := getNum(o, key)
 	if !ok {
 		n = def
@@ -254,7 +255,7 @@ func seconds(o *Object, key string, def float64) time.Duration {
 }
 
 // behavior returns the body of a scripted tool.
-func behavior(name, kind string, beh *Object) (tool.CallFunc, error) {
+func behavior(name, kind string, beh *ojson.Object) (tool.CallFunc, error) {
 	switch kind {
 	case "echo":
 		prefix := getStr(beh, "prefix", "")
@@ -305,7 +306,7 @@ func behavior(name, kind string, beh *Object) (tool.CallFunc, error) {
 			switch c := cv.(type) {
 			case string:
 				steps = append(steps, step{chunk: tool.Chunk{Content: []block.Block{&block.Text{ID: name + "-text", Text: c}}}})
-			case *Object:
+			case *ojson.Object:
 				if _, ok := c.Get("pause"); ok {
 					steps = append(steps, step{pause: seconds(c, "pause", 0), isP: true})
 					continue

@@ -7,10 +7,6 @@ import (
 	"github.com/agentscope-go/agentscope/internal/ojson"
 )
 
-// Object is a JSON object that remembers its key order (the traversal
-// order decides how ids are numbered).
-type Object = ojson.Object
-
 // parseOrdered decodes JSON into nil, bool, json.Number, string, []any and
 // *Object values.
 func parseOrdered(data []byte) (any, error) { return ojson.Parse(data) }
@@ -25,10 +21,10 @@ func mustParse(data []byte) any {
 }
 
 // obj builds an ordered object from key/value pairs.
-func obj(kv ...any) *Object { return ojson.New(kv...) }
+func obj(kv ...any) *ojson.Object { return ojson.New(kv...) }
 
 // str, num, arr … read spec fields leniently.
-func getStr(o *Object, key, def string) string {
+func getStr(o *ojson.Object, key, def string) string {
 	if o == nil {
 		return def
 	}
@@ -38,7 +34,7 @@ func getStr(o *Object, key, def string) string {
 	return def
 }
 
-func getBool(o *Object, key string, def bool) bool {
+func getBool(o *ojson.Object, key string, def bool) bool {
 	if o == nil {
 		return def
 	}
@@ -48,15 +44,15 @@ func getBool(o *Object, key string, def bool) bool {
 	return def
 }
 
-func getObj(o *Object, key string) *Object {
+func getObj(o *ojson.Object, key string) *ojson.Object {
 	if o == nil {
 		return nil
 	}
-	v, _ := o.Vals[key].(*Object)
+	v, _ := o.Vals[key].(*ojson.Object)
 	return v
 }
 
-func getArr(o *Object, key string) []any {
+func getArr(o *ojson.Object, key string) []any {
 	if o == nil {
 		return nil
 	}
@@ -64,7 +60,7 @@ func getArr(o *Object, key string) []any {
 	return v
 }
 
-func getNum(o *Object, key string) (float64, bool) {
+func getNum(o *ojson.Object, key string) (float64, bool) {
 	if o == nil {
 		return 0, false
 	}

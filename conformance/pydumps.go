@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/agentscope-go/agentscope/internal/ojson"
 )
 
 // pyDumps renders v as Python's json.dumps(v, sort_keys=sortKeys) does:
@@ -66,7 +68,7 @@ func pyWrite(b *strings.Builder, v any, sortKeys bool) {
 			pyWrite(b, e, sortKeys)
 		}
 		b.WriteByte(']')
-	case *Object:
+	case *ojson.Object:
 		keys := t.Keys
 		if sortKeys {
 			keys = slices.Clone(keys)

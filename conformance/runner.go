@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/agentscope-go/agentscope/internal/ojson"
 )
 
 //go:embed DEVIATIONS.md
@@ -85,7 +87,7 @@ func RunFile(path string, level int) Result {
 		res.Err = fmt.Sprintf("not a JSON trace: %v", err)
 		return res
 	}
-	golden, ok := v.(*Object)
+	golden, ok := v.(*ojson.Object)
 	if !ok {
 		res.Err = "not a JSON trace: expected an object"
 		return res
@@ -105,7 +107,7 @@ func RunFile(path string, level int) Result {
 
 // Compare replays a parsed golden trace and returns its first unexcused
 // difference (nil when it conforms).
-func Compare(golden *Object, level int) (*Difference, error) {
+func Compare(golden *ojson.Object, level int) (*Difference, error) {
 	paths, err := Excused()
 	if err != nil {
 		return nil, err
@@ -128,7 +130,7 @@ func Compare(golden *Object, level int) (*Difference, error) {
 		c.excuses = append(c.excuses, pat)
 	}
 	want := normalize(golden, level, c.excused)
-	gotN := normalize(gv.(*Object), level, c.excused)
+	gotN := normalize(gv.(*ojson.Object), level, c.excused)
 	c.want = want
 	return c.compareDocs(gotN, want), nil
 }

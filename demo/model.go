@@ -78,7 +78,7 @@ func (m *Model) Stream(ctx context.Context, req *model.Request) iter.Seq2[model.
 				output += int64(len(p.Text))
 			}
 			if i == len(plan)-1 {
-				c.Usage = &model.Usage{InputTokens: input, OutputTokens: max(output/4, 1)}
+				c.Usage = &message.Usage{InputTokens: input, OutputTokens: max(output/4, 1)}
 			}
 			if !yield(c, nil) {
 				return

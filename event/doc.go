@@ -11,8 +11,8 @@
 // tool results, hint bodies) are the ones of package block.
 //
 // The vocabulary that both planes share — roles, reply finish reasons and
-// ErrorInfo — is defined here, at the lower of the two layers, and re-exported
-// by package message.
+// ErrorInfo — is defined here, at the lower of the two layers, and used
+// under these names by package message.
 //
 // The 28 types and their methods (events.go) are generated from one table,
 // internal/gen/table.go: a field's kind there decides its Go type, how

@@ -24,7 +24,7 @@ func ExampleUserText() {
 // refuse the ones their role may not hold, with a *RoleError.
 func ExampleAssistantMsg() {
 	call := &block.ToolCall{ID: "call_1", Name: "Bash", Input: `{"command": "ls"}`}
-	m, err := message.AssistantMsg("Friday", []message.Block{block.NewThinking("List the files."), call},
+	m, err := message.AssistantMsg("Friday", []block.Block{block.NewThinking("List the files."), call},
 		message.WithStamp(&stamp.Fixed{Time: "2026-08-22T09:14:04"}))
 	if err != nil {
 		panic(err)
@@ -34,7 +34,7 @@ func ExampleAssistantMsg() {
 	}
 	fmt.Println(message.BlocksOf[*block.ToolCall](m)[0].State)
 
-	_, err = message.UserMsg("user", []message.Block{call})
+	_, err = message.UserMsg("user", []block.Block{call})
 	fmt.Println(err)
 	// Output:
 	// thinking 00000000000000000000000000000001

@@ -276,7 +276,7 @@ func listOutput(r *block.ToolResult, ev *event.Base) {
 	r.Output = block.BlocksBody(&block.Text{ID: ev.ID, Text: r.Output.Text, CreatedAt: ev.CreatedAt})
 }
 
-func (m *Msg) add(b Block) { m.Content = append(m.Content, b) }
+func (m *Msg) add(b block.Block) { m.Content = append(m.Content, b) }
 
 func (m *Msg) eachCall(e event.Event, calls []*block.ToolCall, apply func(c, from *block.ToolCall)) error {
 	var missing []string
@@ -297,7 +297,7 @@ func (m *Msg) eachCall(e event.Event, calls []*block.ToolCall, apply func(c, fro
 	return nil
 }
 
-func findAs[T Block](m *Msg, e event.Event, k block.Kind, id string) (T, error) {
+func findAs[T block.Block](m *Msg, e event.Event, k block.Kind, id string) (T, error) {
 	var zero T
 	i := m.fold.find(m.Content, k, id)
 	if i < 0 {
@@ -315,9 +315,9 @@ func findAs[T Block](m *Msg, e event.Event, k block.Kind, id string) (T, error) 
 // the position of the last hit, since deltas come in runs.
 type foldIndex struct {
 	pos  map[blockKey]int
-	n    int    // Content[:n] is indexed
-	base *Block // the array Content[:n] was indexed in
-	last int    // position of the last hit, plus one (0 = none)
+	n    int          // Content[:n] is indexed
+	base *block.Block // the array Content[:n] was indexed in
+	last int          // position of the last hit, plus one (0 = none)
 }
 
 type blockKey struct {
@@ -325,7 +325,7 @@ type blockKey struct {
 	id string
 }
 
-func (x *foldIndex) find(content []Block, k block.Kind, id string) int {
+func (x *foldIndex) find(content []block.Block, k block.Kind, id string) int {
 	if l := x.last - 1; l >= 0 && l < len(content) {
 		if b := content[l]; !block.IsNil(b) && b.Kind() == k && b.BlockID() == id {
 			return l

@@ -278,8 +278,8 @@ func TestFoldDuplicateIDsFirstWins(t *testing.T) {
 // kind filters) steps over it instead of panicking.
 func TestNilBlocksInContent(t *testing.T) {
 	var nilCall *block.ToolCall
-	for _, content := range [][]message.Block{{nil}, {block.NewText("a"), nilCall}} {
-		for _, build := range []func(string, []message.Block, ...message.Option) (*message.Msg, error){
+	for _, content := range [][]block.Block{{nil}, {block.NewText("a"), nilCall}} {
+		for _, build := range []func(string, []block.Block, ...message.Option) (*message.Msg, error){
 			message.UserMsg, message.AssistantMsg, message.SystemMsg,
 		} {
 			if _, err := build("a", content); !errors.Is(err, message.ErrNilBlock) {
@@ -287,7 +287,7 @@ func TestNilBlocksInContent(t *testing.T) {
 			}
 		}
 	}
-	m := &message.Msg{Role: message.RoleAssistant, ID: "r", Content: []message.Block{nil, nilCall, &block.Text{ID: "t1", Text: "a"}}}
+	m := &message.Msg{Role: event.RoleAssistant, ID: "r", Content: []block.Block{nil, nilCall, &block.Text{ID: "t1", Text: "a"}}}
 	if err := m.Validate(); !errors.Is(err, message.ErrNilBlock) {
 		t.Errorf("Validate: %v", err)
 	}
@@ -302,7 +302,7 @@ func TestNilBlocksInContent(t *testing.T) {
 	if _, err := json.Marshal(m); !errors.Is(err, message.ErrNilBlock) {
 		t.Errorf("json.Marshal: %v; want ErrNilBlock", err)
 	}
-	nested := &message.Msg{Role: message.RoleAssistant, ID: "r", Content: []message.Block{
+	nested := &message.Msg{Role: event.RoleAssistant, ID: "r", Content: []block.Block{
 		&block.ToolResult{ID: "c", Name: "f", Output: block.BlocksBody(block.NewText("ok"), nil)}}}
 	if _, err := nested.MarshalJSON(); !errors.Is(err, message.ErrNilBlock) || !strings.Contains(err.Error(), "content[0].body[1]") {
 		t.Errorf("MarshalJSON of a nil block in a tool result: %v", err)

@@ -63,9 +63,9 @@ func (m *Msg) MarshalJSON() ([]byte, error) {
 	return m.AppendJSON(make([]byte, 0, 512)), nil
 }
 
-func noNilBlocks(path string, content []Block) error {
+func noNilBlocks(path string, content []block.Block) error {
 	for i, b := range content {
-		var body []Block
+		var body []block.Block
 		switch b := b.(type) {
 		case *block.ToolResult:
 			if b != nil {
@@ -99,14 +99,14 @@ func (m *Msg) UnmarshalJSON(data []byte) error {
 	o.String("name", &m.Name)
 	var role string
 	o.String("role", &role)
-	m.Role = Role(role)
+	m.Role = event.Role(role)
 	o.StringOr("id", &m.ID, "")
 	o.Map("metadata", &m.Metadata)
 	o.StringOr("created_at", &m.CreatedAt, "")
 	o.Nullable("finished_at", &m.FinishedAt.String, &m.FinishedAt.Valid)
 	var reason string
 	o.NullString("finished_reason", &reason)
-	m.FinishedReason = FinishedReason(reason)
+	m.FinishedReason = event.ReplyReason(reason)
 	if o.Err() == nil && reason != "" && !m.FinishedReason.Valid() {
 		o.Fail("finished_reason", "unknown value %q", reason)
 	}
@@ -136,7 +136,7 @@ func (m *Msg) UnmarshalJSON(data []byte) error {
 	if err := o.Err(); err != nil {
 		return err
 	}
-	m.Content = make([]Block, 0, len(content))
+	m.Content = make([]block.Block, 0, len(content))
 	for i, raw := range content {
 		b, err := block.Decode(raw)
 		if err != nil {

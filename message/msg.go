@@ -10,30 +10,6 @@ import (
 	"github.com/agentscope-go/agentscope/stamp"
 )
 
-// Content blocks and shared vocabulary, re-exported from the packages that
-// define them (blocks sit below events, which carry them).
-type (
-	Block           = block.Block
-	TextBlock       = block.Text
-	ThinkingBlock   = block.Thinking
-	DataBlock       = block.Data
-	HintBlock       = block.Hint
-	ToolCallBlock   = block.ToolCall
-	ToolResultBlock = block.ToolResult
-	PermissionRule  = block.PermissionRule
-	Role            = event.Role
-	FinishedReason  = event.ReplyReason
-	ErrorInfo       = event.ErrorInfo
-	ErrorType       = event.ErrorType
-)
-
-// Roles.
-const (
-	RoleUser      = event.RoleUser
-	RoleAssistant = event.RoleAssistant
-	RoleSystem    = event.RoleSystem
-)
-
 // Usage counts the tokens a reply's model calls consumed.
 type Usage struct {
 	InputTokens              int64
@@ -70,16 +46,16 @@ func (u *Usage) AppendJSON(dst []byte) []byte {
 // Usage, StructuredOutput and Error. A nil Metadata is written as {}.
 type Msg struct {
 	Name             string
-	Content          []Block
-	Role             Role
+	Content          []block.Block
+	Role             event.Role
 	ID               string
 	Metadata         map[string]any
 	CreatedAt        string
 	Usage            *Usage
 	FinishedAt       block.NullString
-	FinishedReason   FinishedReason
+	FinishedReason   event.ReplyReason
 	StructuredOutput map[string]any
-	Error            *ErrorInfo
+	Error            *event.ErrorInfo
 
 	fold foldIndex // where AppendEvent finds blocks; not part of the value
 }
@@ -95,14 +71,14 @@ var ErrNilBlock = errors.New("nil content block")
 
 // RoleError reports a block a role may not hold.
 type RoleError struct {
-	Role  Role
+	Role  event.Role
 	Index int
 	Kind  block.Kind
 }
 
 func (e *RoleError) Error() string {
 	switch e.Role {
-	case RoleUser:
+	case event.RoleUser:
 		return fmt.Sprintf("User message can only contain text blocks or data blocks (content[%d] is %s).", e.Index, e.Kind)
 	default:
 		return fmt.Sprintf("System message can only contain text blocks (content[%d] is %s).", e.Index, e.Kind)
@@ -117,11 +93,11 @@ func (e *RoleError) Unwrap() error { return ErrRoleContent }
 func (m *Msg) Validate() error {
 	var ok func(block.Kind) bool
 	switch m.Role {
-	case RoleAssistant:
+	case event.RoleAssistant:
 		ok = func(block.Kind) bool { return true }
-	case RoleUser:
+	case event.RoleUser:
 		ok = func(k block.Kind) bool { return k == block.KindText || k == block.KindData }
-	case RoleSystem:
+	case event.RoleSystem:
 		ok = func(k block.Kind) bool { return k == block.KindText }
 	default:
 		return fmt.Errorf("%w %q", ErrRole, m.Role)
@@ -144,7 +120,7 @@ type options struct {
 	src              stamp.Source
 	id, created      string
 	finished         *block.NullString
-	reason           FinishedReason
+	reason           event.ReplyReason
 	metadata         map[string]any
 	usage            *Usage
 	structuredOutput map[string]any
@@ -163,7 +139,7 @@ func WithCreatedAt(ts string) Option { return func(o *options) { o.created = ts 
 func WithFinishedAt(ts block.NullString) Option { return func(o *options) { o.finished = &ts } }
 
 // WithFinishedReason sets finished_reason.
-func WithFinishedReason(r FinishedReason) Option { return func(o *options) { o.reason = r } }
+func WithFinishedReason(r event.ReplyReason) Option { return func(o *options) { o.reason = r } }
 
 // WithMetadata sets metadata.
 func WithMetadata(md map[string]any) Option { return func(o *options) { o.metadata = md } }
@@ -179,17 +155,17 @@ func WithStructuredOutput(v map[string]any) Option {
 // New builds a Msg with the given role, fills missing block ids and
 // timestamps, and validates the role rules. finished_at stays null unless
 // WithFinishedAt is given (the reference's plain Msg constructor).
-func New(name string, role Role, content []Block, opts ...Option) (*Msg, error) {
+func New(name string, role event.Role, content []block.Block, opts ...Option) (*Msg, error) {
 	return build(name, role, content, false, opts)
 }
 
-func build(name string, role Role, content []Block, finishedNow bool, opts []Option) (*Msg, error) {
+func build(name string, role event.Role, content []block.Block, finishedNow bool, opts []Option) (*Msg, error) {
 	o := options{src: stamp.Default}
 	for _, f := range opts {
 		f(&o)
 	}
 	if content == nil {
-		content = []Block{}
+		content = []block.Block{}
 	}
 	m := &Msg{
 		Name: name, Content: content, Role: role, ID: o.id, Metadata: o.metadata,
@@ -222,42 +198,42 @@ func build(name string, role Role, content []Block, finishedNow bool, opts []Opt
 
 // UserMsg builds a user message (text and data blocks only). Like the
 // reference's factory, finished_at defaults to created_at.
-func UserMsg(name string, content []Block, opts ...Option) (*Msg, error) {
-	return build(name, RoleUser, content, true, opts)
+func UserMsg(name string, content []block.Block, opts ...Option) (*Msg, error) {
+	return build(name, event.RoleUser, content, true, opts)
 }
 
 // AssistantMsg builds an assistant message (any blocks); finished_at stays
 // null.
-func AssistantMsg(name string, content []Block, opts ...Option) (*Msg, error) {
-	return build(name, RoleAssistant, content, false, opts)
+func AssistantMsg(name string, content []block.Block, opts ...Option) (*Msg, error) {
+	return build(name, event.RoleAssistant, content, false, opts)
 }
 
 // SystemMsg builds a system message (text blocks only); finished_at
 // defaults to created_at.
-func SystemMsg(name string, content []Block, opts ...Option) (*Msg, error) {
-	return build(name, RoleSystem, content, true, opts)
+func SystemMsg(name string, content []block.Block, opts ...Option) (*Msg, error) {
+	return build(name, event.RoleSystem, content, true, opts)
 }
 
 // UserText is UserMsg with a single text block; it cannot fail.
 func UserText(name, text string, opts ...Option) *Msg {
-	m, _ := UserMsg(name, []Block{block.NewText(text)}, opts...)
+	m, _ := UserMsg(name, []block.Block{block.NewText(text)}, opts...)
 	return m
 }
 
 // AssistantText is AssistantMsg with a single text block.
 func AssistantText(name, text string, opts ...Option) *Msg {
-	m, _ := AssistantMsg(name, []Block{block.NewText(text)}, opts...)
+	m, _ := AssistantMsg(name, []block.Block{block.NewText(text)}, opts...)
 	return m
 }
 
 // SystemText is SystemMsg with a single text block.
 func SystemText(name, text string, opts ...Option) *Msg {
-	m, _ := SystemMsg(name, []Block{block.NewText(text)}, opts...)
+	m, _ := SystemMsg(name, []block.Block{block.NewText(text)}, opts...)
 	return m
 }
 
 // Text returns a text block for use in a factory call.
-func Text(s string) *TextBlock { return block.NewText(s) }
+func Text(s string) *block.Text { return block.NewText(s) }
 
 // TextContent joins the text of the top-level text blocks with sep. ok is
 // false when there is no text block (the reference returns None, not "").
@@ -295,11 +271,11 @@ func (m *Msg) HasBlocks(kinds ...block.Kind) bool {
 
 // Blocks returns the blocks of the given kinds, in order (all when none are
 // given).
-func (m *Msg) Blocks(kinds ...block.Kind) []Block {
+func (m *Msg) Blocks(kinds ...block.Kind) []block.Block {
 	if len(kinds) == 0 {
 		return m.Content
 	}
-	var out []Block
+	var out []block.Block
 	for _, b := range m.Content {
 		if block.IsNil(b) {
 			continue
@@ -316,7 +292,7 @@ func (m *Msg) Blocks(kinds ...block.Kind) []Block {
 
 // BlocksOf returns the blocks of type T, in order; for example
 // BlocksOf[*block.ToolCall](m).
-func BlocksOf[T Block](m *Msg) []T {
+func BlocksOf[T block.Block](m *Msg) []T {
 	var out []T
 	for _, b := range m.Content {
 		if t, ok := b.(T); ok {
@@ -327,7 +303,7 @@ func BlocksOf[T Block](m *Msg) []T {
 }
 
 // Find returns the first block of kind k with id, or nil.
-func (m *Msg) Find(k block.Kind, id string) Block {
+func (m *Msg) Find(k block.Kind, id string) block.Block {
 	if i := m.fold.find(m.Content, k, id); i >= 0 {
 		return m.Content[i]
 	}
@@ -342,7 +318,7 @@ func (m *Msg) Clone() *Msg {
 		FinishedReason: m.FinishedReason, StructuredOutput: cloneAnyMap(m.StructuredOutput),
 	}
 	if c.Content == nil {
-		c.Content = []Block{}
+		c.Content = []block.Block{}
 	}
 	if m.Usage != nil {
 		u := *m.Usage

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/internal/fixture"
 	"github.com/agentscope-go/agentscope/internal/wire"
 	"github.com/agentscope-go/agentscope/message"
@@ -95,10 +96,10 @@ func TestMessageFixtureConstruction(t *testing.T) {
 	}
 	for _, c := range fx.Valid {
 		t.Run(c.Name, func(t *testing.T) {
-			var content []message.Block
+			var content []block.Block
 			var text string
 			if err := json.Unmarshal(c.Construct.Content, &text); err == nil {
-				content = []message.Block{message.Text(text)}
+				content = []block.Block{message.Text(text)}
 			} else {
 				bs, err := block.DecodeList(c.Construct.Content)
 				if err != nil {
@@ -150,7 +151,7 @@ func TestMessageFixtureRoleErrors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("invalid[%d]: block: %v", i, err)
 		}
-		role := message.Role(c.Role)
+		role := event.Role(c.Role)
 		check := func(how string, err error) {
 			t.Helper()
 			var re *message.RoleError
@@ -160,18 +161,18 @@ func TestMessageFixtureRoleErrors(t *testing.T) {
 			if re.Role != role || re.Index != 1 || re.Kind != b.Kind() || !errors.Is(err, message.ErrRoleContent) {
 				t.Fatalf("invalid[%d] via %s: %+v", i, how, re)
 			}
-			wantPrefix := map[message.Role]string{
-				message.RoleUser:   "User message can only contain text blocks or data blocks.",
-				message.RoleSystem: "System message can only contain text blocks.",
+			wantPrefix := map[event.Role]string{
+				event.RoleUser:   "User message can only contain text blocks or data blocks.",
+				event.RoleSystem: "System message can only contain text blocks.",
 			}[role]
 			if !strings.HasPrefix(strings.Replace(err.Error(), " (content[1] is "+string(b.Kind())+")", "", 1), strings.TrimSuffix(wantPrefix, ".")) {
 				t.Fatalf("invalid[%d]: message %q", i, err)
 			}
 		}
-		content := []message.Block{message.Text("ok"), b}
+		content := []block.Block{message.Text("ok"), b}
 		_, err = message.New("n", role, content)
 		check("New", err)
-		if role == message.RoleUser {
+		if role == event.RoleUser {
 			_, err = message.UserMsg("n", content)
 		} else {
 			_, err = message.SystemMsg("n", content)
@@ -181,7 +182,7 @@ func TestMessageFixtureRoleErrors(t *testing.T) {
 		var m message.Msg
 		check("UnmarshalJSON", json.Unmarshal([]byte(raw), &m))
 		// The assistant role accepts the same block.
-		if _, err := message.AssistantMsg("n", []message.Block{b.CloneBlock()}); err != nil {
+		if _, err := message.AssistantMsg("n", []block.Block{b.CloneBlock()}); err != nil {
 			t.Fatalf("invalid[%d]: assistant refused %s: %v", i, b.Kind(), err)
 		}
 	}
@@ -263,11 +264,11 @@ func TestMsgDecodeDefaults(t *testing.T) {
 func TestFactories(t *testing.T) {
 	src := &fixedSource{}
 	u := message.UserText("u", "hi", message.WithStamp(src))
-	if u.FinishedAt != block.Some(u.CreatedAt) || u.Role != message.RoleUser {
+	if u.FinishedAt != block.Some(u.CreatedAt) || u.Role != event.RoleUser {
 		t.Fatalf("user: %+v", u)
 	}
 	a := message.AssistantText("a", "hi", message.WithStamp(src), message.WithUsage(message.Usage{InputTokens: 1, OutputTokens: 2}),
-		message.WithStructuredOutput(map[string]any{"k": "v"}), message.WithFinishedReason(message.FinishedReason("completed")))
+		message.WithStructuredOutput(map[string]any{"k": "v"}), message.WithFinishedReason(event.ReplyReason("completed")))
 	if a.FinishedAt.Valid || a.Usage.OutputTokens != 2 || a.StructuredOutput["k"] != "v" {
 		t.Fatalf("assistant: %+v", a)
 	}
@@ -289,7 +290,7 @@ func (s *fixedSource) Now() string   { return "NOW" }
 func TestHelpers(t *testing.T) {
 	tc := &block.ToolCall{ID: "c1", Name: "Bash", Input: "{}"}
 	tr := &block.ToolResult{ID: "c1", Name: "Bash", Output: block.PlainBody("ok")}
-	m, err := message.AssistantMsg("a", []message.Block{
+	m, err := message.AssistantMsg("a", []block.Block{
 		block.NewThinking("hmm"), message.Text("one"), tc, tr, message.Text("two"),
 	})
 	if err != nil {
@@ -298,7 +299,7 @@ func TestHelpers(t *testing.T) {
 	if s, ok := m.TextContent("\n"); !ok || s != "one\ntwo" {
 		t.Fatalf("TextContent %q %v", s, ok)
 	}
-	empty, _ := message.AssistantMsg("a", []message.Block{tc.CloneBlock()})
+	empty, _ := message.AssistantMsg("a", []block.Block{tc.CloneBlock()})
 	if s, ok := empty.TextContent("\n"); ok || s != "" {
 		t.Fatalf("no text: %q %v", s, ok)
 	}
@@ -315,7 +316,7 @@ func TestHelpers(t *testing.T) {
 		t.Fatal("BlocksOf")
 	}
 	// Find distinguishes kinds sharing an id (a call and its result).
-	if m.Find(block.KindToolResult, "c1") != message.Block(tr) || m.Find(block.KindToolCall, "c1") != message.Block(tc) {
+	if m.Find(block.KindToolResult, "c1") != block.Block(tr) || m.Find(block.KindToolCall, "c1") != block.Block(tc) {
 		t.Fatal("Find")
 	}
 	if m.Find(block.KindText, "nope") != nil {
@@ -330,7 +331,7 @@ func TestHelpers(t *testing.T) {
 	fresh := message.Text("x")
 	fresh.ID = "new"
 	m.Content = append(m.Content, fresh)
-	if m.Find(block.KindText, "new") != message.Block(fresh) {
+	if m.Find(block.KindText, "new") != block.Block(fresh) {
 		t.Fatal("appended block not found")
 	}
 

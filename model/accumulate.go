@@ -2,6 +2,7 @@ package model
 
 import (
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/stamp"
 )
 
@@ -14,7 +15,7 @@ type Accumulator struct {
 	src     stamp.Source
 	content []block.Block
 	index   map[partKey]int
-	usage   *Usage
+	usage   *message.Usage
 	final   bool
 	// last is the most recent part's key and block: streams send runs of
 	// fragments of one block, which then skip the map.
@@ -148,7 +149,7 @@ func (a *Accumulator) newBlock(p *Part) block.Block {
 func (a *Accumulator) Content() []block.Block { return a.content }
 
 // Usage returns the last usage reported, or nil.
-func (a *Accumulator) Usage() *Usage { return a.usage }
+func (a *Accumulator) Usage() *message.Usage { return a.usage }
 
 // Final reports whether a Final chunk was seen.
 func (a *Accumulator) Final() bool { return a.final }

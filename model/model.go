@@ -128,9 +128,6 @@ func (c *ToolChoice) Validate(tools []ToolSchema) error {
 	return nil
 }
 
-// Usage is a model call's token usage.
-type Usage = message.Usage
-
 // PartKind says what a Part carries.
 type PartKind uint8
 
@@ -180,7 +177,7 @@ type Part struct {
 // latest usage report (cumulative for the call so far).
 type Chunk struct {
 	Parts []Part
-	Usage *Usage
+	Usage *message.Usage
 	// Final marks a closing chunk that carries the complete response
 	// content rather than a delta (the reference's explicit is_last chunk).
 	// Most adapters never send one; the Accumulator builds the final
@@ -195,7 +192,11 @@ type Error struct {
 	Status     int           // HTTP status, if any
 	Message    string        // the provider's message, kept verbatim
 	RetryAfter time.Duration // from Retry-After, if given
-	Err        error         // the underlying error, if any
+	// Attempts is how many HTTP requests the adapter made for the call,
+	// its own retries included; 0 when no request was counted (a setup
+	// error, a scripted model).
+	Attempts int
+	Err      error // the underlying error, if any
 }
 
 func (e *Error) Error() string {
@@ -226,11 +227,14 @@ func (e *Error) Retryable() bool {
 	return false
 }
 
-// Info converts the error for a REPLY_END event.
+// Info converts an error for a REPLY_END event
+// (event.NewReplyEndError): the type of the *Error it wraps, else unknown,
+// and the whole error text, so that the context around a model failure
+// ("model … failed after 4 attempt(s): …") is kept.
 func Info(err error) *event.ErrorInfo {
 	var me *Error
 	if errors.As(err, &me) {
-		return &event.ErrorInfo{Type: me.Type, Message: me.Error()}
+		return &event.ErrorInfo{Type: me.Type, Message: err.Error()}
 	}
 	return &event.ErrorInfo{Type: event.ErrUnknown, Message: err.Error()}
 }

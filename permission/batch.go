@@ -3,6 +3,8 @@ package permission
 import (
 	"slices"
 	"sync"
+
+	"github.com/agentscope-go/agentscope/block"
 )
 
 // Batch de-duplicates confirmations inside one concurrent tool batch
@@ -14,7 +16,7 @@ import (
 // reference-identical results.
 type Batch struct {
 	mu   sync.Mutex
-	kept []Rule
+	kept []block.PermissionRule
 }
 
 // Admit reports whether decision d for s/input must be surfaced to the
@@ -38,7 +40,7 @@ func (b *Batch) Admit(s Subject, input map[string]any, d Decision) bool {
 }
 
 // Kept returns a copy of the rules kept so far.
-func (b *Batch) Kept() []Rule {
+func (b *Batch) Kept() []block.PermissionRule {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return slices.Clone(b.kept)

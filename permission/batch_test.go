@@ -16,8 +16,8 @@ import (
 
 const askC = "mock_user_confirm_concurrent_tool"
 
-func suggested(tool string) permission.Rule {
-	return permission.Rule{ToolName: tool, Behavior: permission.Allow, Source: "suggested"}
+func suggested(tool string) block.PermissionRule {
+	return block.PermissionRule{ToolName: tool, Behavior: block.Allow, Source: "suggested"}
 }
 
 // runBatch checks calls in call order within one concurrent batch and
@@ -46,7 +46,7 @@ func TestBatchSameToolDedupHC3HC4(t *testing.T) {
 	if !reflect.DeepEqual(surfaced, []bool{true, false}) {
 		t.Fatalf("surfaced %v, want only the first", surfaced)
 	}
-	if !reflect.DeepEqual(ds[0].SuggestedRules, []permission.Rule{suggested(askC)}) {
+	if !reflect.DeepEqual(ds[0].SuggestedRules, []block.PermissionRule{suggested(askC)}) {
 		t.Errorf("suggestions %+v", ds[0].SuggestedRules)
 	}
 
@@ -60,7 +60,7 @@ func TestBatchSameToolDedupHC3HC4(t *testing.T) {
 	// HC-4: approved with the suggested rule; the deferred call is allowed.
 	e.AddRule(ds[0].SuggestedRules[0])
 	d := e.Check(context.Background(), tool, inputs[1])
-	if d.Behavior != permission.Allow || d.Message != "Permission granted for "+askC {
+	if d.Behavior != block.Allow || d.Message != "Permission granted for "+askC {
 		t.Errorf("after accepting the rule: %+v", d)
 	}
 }
@@ -82,7 +82,7 @@ func TestBatchDifferentToolsHC5(t *testing.T) {
 func TestBatchRules(t *testing.T) {
 	tool := prefixTool()
 	ask := func(cmd string) permission.Decision {
-		return permission.Decision{Behavior: permission.Ask,
+		return permission.Decision{Behavior: block.Ask,
 			SuggestedRules: tool.SuggestRules(map[string]any{"cmd": cmd})}
 	}
 	in := func(cmd string) map[string]any { return map[string]any{"cmd": cmd} }
@@ -97,11 +97,11 @@ func TestBatchRules(t *testing.T) {
 		{"first ask surfaces", ask("git status"), "git status", true},
 		{"covered by the kept rule", ask("git log"), "git log", false},
 		{"not covered", ask("npm i"), "npm i", true},
-		{"passthrough is an ask too", permission.Decision{Behavior: permission.Passthrough}, "npm x", false},
-		{"safety asks are never de-duplicated", permission.Decision{Behavior: permission.Ask, BypassImmune: true,
-			SuggestedRules: []permission.Rule{rule("t", "", permission.Allow)}}, "git push", true},
-		{"allow is admitted", permission.Decision{Behavior: permission.Allow}, "git x", true},
-		{"deny is admitted", permission.Decision{Behavior: permission.Deny}, "git x", true},
+		{"passthrough is an ask too", permission.Decision{Behavior: block.Passthrough}, "npm x", false},
+		{"safety asks are never de-duplicated", permission.Decision{Behavior: block.Ask, BypassImmune: true,
+			SuggestedRules: []block.PermissionRule{rule("t", "", block.Allow)}}, "git push", true},
+		{"allow is admitted", permission.Decision{Behavior: block.Allow}, "git x", true},
+		{"deny is admitted", permission.Decision{Behavior: block.Deny}, "git x", true},
 	}
 	for _, s := range steps {
 		if got := b.Admit(tool, in(s.cmd), s.d); got != s.want {
@@ -109,23 +109,23 @@ func TestBatchRules(t *testing.T) {
 		}
 	}
 	// Only surfaced non-safety asks contribute rules.
-	want := []permission.Rule{
-		{ToolName: "t", RuleContent: block.Some("git"), Behavior: permission.Allow, Source: "suggested"},
-		{ToolName: "t", RuleContent: block.Some("npm"), Behavior: permission.Allow, Source: "suggested"},
+	want := []block.PermissionRule{
+		{ToolName: "t", RuleContent: block.Some("git"), Behavior: block.Allow, Source: "suggested"},
+		{ToolName: "t", RuleContent: block.Some("npm"), Behavior: block.Allow, Source: "suggested"},
 	}
 	if got := b.Kept(); !reflect.DeepEqual(got, want) {
 		t.Errorf("kept %+v", got)
 	}
 	// A kept rule of another tool never covers.
-	other := newTool("u", permission.Ask)
-	if !b.Admit(other, nil, permission.Decision{Behavior: permission.Ask}) {
+	other := newTool("u", block.Ask)
+	if !b.Admit(other, nil, permission.Decision{Behavior: block.Ask}) {
 		t.Error("another tool's ask was de-duplicated")
 	}
 }
 
 func TestBatchConcurrentAdmit(t *testing.T) {
 	tool := permission.Defaults{ToolName: "t"}
-	d := permission.Decision{Behavior: permission.Ask, SuggestedRules: permission.DefaultSuggestions("t")}
+	d := permission.Decision{Behavior: block.Ask, SuggestedRules: permission.DefaultSuggestions("t")}
 	var b permission.Batch
 	var mu sync.Mutex
 	n := 0
@@ -179,7 +179,7 @@ func TestLearnedRuleMatchesGoldenState(t *testing.T) {
 	if got := e.AppendJSON(nil); !bytes.Equal(got, want.Bytes()) {
 		t.Errorf("learned context\n got %s\nwant %s", got, want.Bytes())
 	}
-	if d := e.Check(context.Background(), tool, map[string]any{"text": "2"}); d.Behavior != permission.Allow {
+	if d := e.Check(context.Background(), tool, map[string]any{"text": "2"}); d.Behavior != block.Allow {
 		t.Errorf("second call: %+v", d)
 	}
 }

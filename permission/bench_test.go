@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/permission"
 )
 
@@ -21,7 +22,7 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	})
 	b.Run("allow-rule", func(b *testing.B) {
-		e := engineWith(permission.ModeDefault, rule("t", "", permission.Allow))
+		e := engineWith(permission.ModeDefault, rule("t", "", block.Allow))
 		tool := permission.Defaults{ToolName: "t"}
 		b.ReportAllocs()
 		for b.Loop() {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/internal/wire"
 )
 
@@ -32,9 +33,9 @@ type WorkingDirectory struct {
 type Context struct {
 	Mode               Mode
 	WorkingDirectories map[string]WorkingDirectory
-	AllowRules         map[string][]Rule
-	DenyRules          map[string][]Rule
-	AskRules           map[string][]Rule
+	AllowRules         map[string][]block.PermissionRule
+	DenyRules          map[string][]block.PermissionRule
+	AskRules           map[string][]block.PermissionRule
 
 	// Insertion order of the map keys, so JSON keeps the reference's key
 	// order across a round trip (Python dicts are ordered); keys set
@@ -47,9 +48,9 @@ func NewContext(mode Mode) *Context {
 	return &Context{
 		Mode:               mode,
 		WorkingDirectories: map[string]WorkingDirectory{},
-		AllowRules:         map[string][]Rule{},
-		DenyRules:          map[string][]Rule{},
-		AskRules:           map[string][]Rule{},
+		AllowRules:         map[string][]block.PermissionRule{},
+		DenyRules:          map[string][]block.PermissionRule{},
+		AskRules:           map[string][]block.PermissionRule{},
 	}
 }
 
@@ -66,21 +67,21 @@ func (c *Context) AddWorkingDirectory(path, source string) {
 
 // addRule appends r to the map its behavior selects; other behaviors are
 // dropped. It reports whether r was kept.
-func (c *Context) addRule(r Rule) bool {
-	var m *map[string][]Rule
+func (c *Context) addRule(r block.PermissionRule) bool {
+	var m *map[string][]block.PermissionRule
 	var order *[]string
 	switch r.Behavior {
-	case Allow:
+	case block.Allow:
 		m, order = &c.AllowRules, &c.allowOrder
-	case Deny:
+	case block.Deny:
 		m, order = &c.DenyRules, &c.denyOrder
-	case Ask:
+	case block.Ask:
 		m, order = &c.AskRules, &c.askOrder
 	default:
 		return false
 	}
 	if *m == nil {
-		*m = map[string][]Rule{}
+		*m = map[string][]block.PermissionRule{}
 	}
 	if _, ok := (*m)[r.ToolName]; !ok {
 		*order = append(*order, r.ToolName)
@@ -90,13 +91,13 @@ func (c *Context) addRule(r Rule) bool {
 }
 
 // rules returns the map holding rules of behavior b (nil for others).
-func (c *Context) rules(b Behavior) map[string][]Rule {
+func (c *Context) rules(b block.Behavior) map[string][]block.PermissionRule {
 	switch b {
-	case Allow:
+	case block.Allow:
 		return c.AllowRules
-	case Deny:
+	case block.Deny:
 		return c.DenyRules
-	case Ask:
+	case block.Ask:
 		return c.AskRules
 	}
 	return nil
@@ -173,8 +174,8 @@ func (c *Context) Clone() *Context {
 	return out
 }
 
-func cloneRules(m map[string][]Rule) map[string][]Rule {
-	out := make(map[string][]Rule, len(m))
+func cloneRules(m map[string][]block.PermissionRule) map[string][]block.PermissionRule {
+	out := make(map[string][]block.PermissionRule, len(m))
 	for k, v := range m {
 		out[k] = slices.Clone(v)
 	}
@@ -242,7 +243,7 @@ func (c *Context) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-func appendRuleMap(dst []byte, name string, m map[string][]Rule, order []string) []byte {
+func appendRuleMap(dst []byte, name string, m map[string][]block.PermissionRule, order []string) []byte {
 	dst = append(dst, ',')
 	dst = wire.AppendKey(dst, name)
 	dst = append(dst, '{')
@@ -257,7 +258,7 @@ func appendRuleMap(dst []byte, name string, m map[string][]Rule, order []string)
 	return append(dst, '}')
 }
 
-func appendRules(dst []byte, rs []Rule) []byte {
+func appendRules(dst []byte, rs []block.PermissionRule) []byte {
 	dst = append(dst, '[')
 	for i, r := range rs {
 		if i > 0 {
@@ -309,7 +310,7 @@ func (c *Context) UnmarshalJSON(data []byte) error {
 	}
 	for _, f := range [...]struct {
 		name  string
-		m     map[string][]Rule
+		m     map[string][]block.PermissionRule
 		order *[]string
 	}{
 		{"allow_rules", out.AllowRules, &out.allowOrder},
@@ -352,7 +353,7 @@ type ruleErr struct {
 	err  error
 }
 
-func decodeRules(raw json.RawMessage) ([]Rule, *ruleErr) {
+func decodeRules(raw json.RawMessage) ([]block.PermissionRule, *ruleErr) {
 	if isNull(raw) {
 		return nil, &ruleErr{err: fmt.Errorf("expected an array, got null")}
 	}
@@ -360,7 +361,7 @@ func decodeRules(raw json.RawMessage) ([]Rule, *ruleErr) {
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, &ruleErr{err: fmt.Errorf("expected an array")}
 	}
-	rs := make([]Rule, len(items))
+	rs := make([]block.PermissionRule, len(items))
 	for i, it := range items {
 		if err := rs[i].UnmarshalJSON(it); err != nil {
 			return nil, &ruleErr{path: fmt.Sprintf("[%d]", i), err: err}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"sync"
+
+	"github.com/agentscope-go/agentscope/block"
 )
 
 // Engine evaluates invocations against a Context and learns rules. It holds
@@ -60,7 +62,7 @@ func (e *Engine) SetMode(m Mode) error {
 // confirmation. Rules are not de-duplicated; PASSTHROUGH (or any other
 // behavior) is dropped silently, as in the reference. It reports whether
 // the rule was kept.
-func (e *Engine) AddRule(r Rule) bool {
+func (e *Engine) AddRule(r block.PermissionRule) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.pc.addRule(r)
@@ -68,7 +70,7 @@ func (e *Engine) AddRule(r Rule) bool {
 
 // Rules returns a copy of the rules of one behavior for toolName, in the
 // order they were added (nil for PASSTHROUGH or no rules).
-func (e *Engine) Rules(b Behavior, toolName string) []Rule {
+func (e *Engine) Rules(b block.Behavior, toolName string) []block.PermissionRule {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return slices.Clone(e.pc.rules(b)[toolName])
@@ -108,7 +110,7 @@ func (e *Engine) AppendJSON(dst []byte) []byte {
 // directly on the Context, fails closed with DENY.
 func (e *Engine) Check(ctx context.Context, s Subject, input map[string]any) Decision {
 	if s == nil {
-		return Decision{Behavior: Deny, Message: "Permission denied: no tool to check", Reason: "No tool"}
+		return Decision{Behavior: block.Deny, Message: "Permission denied: no tool to check", Reason: "No tool"}
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -119,15 +121,15 @@ func evaluate(ctx context.Context, pc *Context, s Subject, input map[string]any)
 	name := s.Name()
 	mode := effectiveMode(pc.Mode)
 	if _, err := ParseMode(string(mode)); err != nil {
-		return Decision{Behavior: Deny, Message: "Unknown permission mode: " + string(mode), Reason: err.Error()}
+		return Decision{Behavior: block.Deny, Message: "Unknown permission mode: " + string(mode), Reason: err.Error()}
 	}
 
 	if r, ok := firstMatch(pc.DenyRules[name], s, input); ok {
-		return Decision{Behavior: Deny, Message: "Permission to use " + name + " has been denied", Reason: ruleReason(r)}
+		return Decision{Behavior: block.Deny, Message: "Permission to use " + name + " has been denied", Reason: ruleReason(r)}
 	}
 	if r, ok := firstMatch(pc.AskRules[name], s, input); ok {
 		d := Decision{
-			Behavior:       Ask,
+			Behavior:       block.Ask,
 			Message:        "Permission required for " + name,
 			Reason:         ruleReason(r),
 			SuggestedRules: s.SuggestRules(input),
@@ -139,7 +141,7 @@ func evaluate(ctx context.Context, pc *Context, s Subject, input map[string]any)
 	}
 	if s.ReadOnly(input) {
 		return Decision{
-			Behavior: Allow,
+			Behavior: block.Allow,
 			Message:  "Permission granted for " + name + " (read-only invocation)",
 			Reason:   "Read-only operations are auto-allowed",
 		}
@@ -148,7 +150,7 @@ func evaluate(ctx context.Context, pc *Context, s Subject, input map[string]any)
 		// The read-only verdict settles EXPLORE: neither the tool's own
 		// check nor allow rules may grant a modification.
 		return Decision{
-			Behavior: Deny,
+			Behavior: block.Deny,
 			Message:  "Permission denied for " + name + " (explore mode is read-only)",
 			Reason:   "Explore mode does not allow modifications",
 		}
@@ -156,7 +158,7 @@ func evaluate(ctx context.Context, pc *Context, s Subject, input map[string]any)
 
 	own := s.CheckPermissions(ctx, input, pc)
 	switch own.Behavior {
-	case Allow, Deny:
+	case block.Allow, block.Deny:
 		return own
 	}
 	if own.SafetyAsk() && mode != ModeBypass {
@@ -168,44 +170,44 @@ func evaluate(ctx context.Context, pc *Context, s Subject, input map[string]any)
 	}
 
 	if _, ok := firstMatch(pc.AllowRules[name], s, input); ok {
-		return Decision{Behavior: Allow, Message: "Permission granted for " + name, UpdatedInput: input}
+		return Decision{Behavior: block.Allow, Message: "Permission granted for " + name, UpdatedInput: input}
 	}
 
 	switch mode {
 	case ModeBypass:
 		return Decision{
-			Behavior: Allow,
+			Behavior: block.Allow,
 			Message:  "Permission granted for " + name + " (bypass mode)",
 			Reason:   "Bypass mode allows all operations",
 		}
 	case ModeDontAsk:
 		return Decision{
-			Behavior: Deny,
+			Behavior: block.Deny,
 			Message:  "Permission denied for " + name + " (dont_ask mode - user not available)",
 			Reason:   "User is not available to answer permission prompts",
 		}
 	}
 	// DEFAULT and ACCEPT_EDITS: the tool's own ASK message is discarded.
 	return Decision{
-		Behavior:       Ask,
+		Behavior:       block.Ask,
 		Message:        "Permission required for " + name,
 		Reason:         "Mode: " + string(mode),
 		SuggestedRules: s.SuggestRules(input),
 	}
 }
 
-func firstMatch(rules []Rule, s Subject, input map[string]any) (Rule, bool) {
+func firstMatch(rules []block.PermissionRule, s Subject, input map[string]any) (block.PermissionRule, bool) {
 	for _, r := range rules {
 		if matches(r, s, input) {
 			return r, true
 		}
 	}
-	return Rule{}, false
+	return block.PermissionRule{}, false
 }
 
 // ruleReason renders the reference's f"Rule: {rule_content}", where a null
 // content prints as Python's None.
-func ruleReason(r Rule) string { return "Rule: " + r.RuleContent.Or("None") }
+func ruleReason(r block.PermissionRule) string { return "Rule: " + r.RuleContent.Or("None") }
 
 func pyStr(s string) string {
 	if s == "" {
@@ -218,7 +220,7 @@ func pyStr(s string) string {
 // a client can still show which rule would unblock the call.
 func dontAsk(name string, ask Decision) Decision {
 	return Decision{
-		Behavior:       Deny,
+		Behavior:       block.Deny,
 		Message:        "Permission denied for " + name + " (dont_ask mode - ASK converted to DENY, user not available)",
 		Reason:         "DONT_ASK mode converted ASK to DENY. Original reason: " + pyStr(ask.Reason),
 		SuggestedRules: ask.SuggestedRules,
@@ -228,5 +230,5 @@ func dontAsk(name string, ask Decision) Decision {
 // UserConfirmed is the decision for a call the user already approved: the
 // agent skips the engine but still runs its permission middlewares on this.
 func UserConfirmed() Decision {
-	return Decision{Behavior: Allow, Message: "Already allowed by user confirmation."}
+	return Decision{Behavior: block.Allow, Message: "Already allowed by user confirmation."}
 }

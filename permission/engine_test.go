@@ -13,18 +13,18 @@ import (
 )
 
 const (
-	A  = permission.Allow
-	D  = permission.Deny
-	K  = permission.Ask
-	PT = permission.Passthrough
+	A  = block.Allow
+	D  = block.Deny
+	K  = block.Ask
+	PT = block.Passthrough
 )
 
 // generic is the suggestion of a tool without argument patterns (§0.2).
-var generic = []permission.Rule{{ToolName: "t", Behavior: A, Source: "suggested"}}
+var generic = []block.PermissionRule{{ToolName: "t", Behavior: A, Source: "suggested"}}
 
 // own is what scripted tools put in their own SuggestedRules; the engine
 // must replace it on the asks it returns with suggestions.
-var own = []permission.Rule{{ToolName: "tool-own", Behavior: A, Source: "own"}}
+var own = []block.PermissionRule{{ToolName: "tool-own", Behavior: A, Source: "own"}}
 
 var allModes = []permission.Mode{
 	permission.ModeDefault, permission.ModeAcceptEdits, permission.ModeExplore,
@@ -51,7 +51,7 @@ const (
 type engineCase struct {
 	name  string
 	mode  permission.Mode
-	rules []permission.Rule
+	rules []block.PermissionRule
 	tool  func() *scripted
 	input map[string]any
 
@@ -64,7 +64,7 @@ func roTool() *scripted {
 	t.IsReadOnly = true
 	return t
 }
-func ownTool(b permission.Behavior) func() *scripted {
+func ownTool(b block.Behavior) func() *scripted {
 	return func() *scripted { return newTool("t", b) }
 }
 func safeT() *scripted { return safetyTool("t") }
@@ -74,7 +74,7 @@ func prefixTool() *scripted {
 	return t
 }
 
-func ownDecision(b permission.Behavior) permission.Decision {
+func ownDecision(b block.Behavior) permission.Decision {
 	return permission.Decision{Behavior: b, Message: "t: own " + string(b), Reason: "scripted", SuggestedRules: own}
 }
 
@@ -92,7 +92,7 @@ func engineCases() []engineCase {
 	for _, m := range allModes {
 		// Step 1: a deny rule wins over everything, read-only included.
 		add(engineCase{name: "deny rule beats read-only", mode: m, tool: roTool,
-			rules: []permission.Rule{rule("t", "", A), rule("t", "", K), rule("t", "", D)},
+			rules: []block.PermissionRule{rule("t", "", A), rule("t", "", K), rule("t", "", D)},
 			want:  permission.Decision{Behavior: D, Message: msgDenied, Reason: "Rule: None"}})
 		// Step 2: ask rules beat allow rules and the read-only fast path.
 		wantAsk := permission.Decision{Behavior: K, Message: msgRequired, Reason: "Rule: None", SuggestedRules: generic}
@@ -100,21 +100,21 @@ func engineCases() []engineCase {
 			wantAsk = permission.Decision{Behavior: D, Message: msgConverted, Reason: rsnConverted + "Rule: None", SuggestedRules: generic}
 		}
 		add(engineCase{name: "ask rule beats allow rule and read-only", mode: m, tool: roTool,
-			rules: []permission.Rule{rule("t", "", A), rule("t", "", K)}, want: wantAsk})
+			rules: []block.PermissionRule{rule("t", "", A), rule("t", "", K)}, want: wantAsk})
 		// Step 3: read-only fast path, without consulting the tool.
 		add(engineCase{name: "read-only fast path", mode: m, tool: roTool,
 			want: permission.Decision{Behavior: A, Message: msgReadOnly, Reason: rsnReadOnly}})
 		// Rules of other tools never apply.
 		add(engineCase{name: "other tool's deny rule ignored", mode: m, tool: roTool,
-			rules: []permission.Rule{rule("u", "", D)},
+			rules: []block.PermissionRule{rule("u", "", D)},
 			want:  permission.Decision{Behavior: A, Message: msgReadOnly, Reason: rsnReadOnly}})
 	}
 
 	// EXPLORE: the read-only verdict settles everything; the tool's own
 	// check is never called and allow rules cannot grant a modification.
-	for _, b := range []permission.Behavior{A, D, K, PT} {
+	for _, b := range []block.Behavior{A, D, K, PT} {
 		add(engineCase{name: "explore denies non-read-only, own " + string(b), mode: permission.ModeExplore,
-			tool: ownTool(b), rules: []permission.Rule{rule("t", "", A)},
+			tool: ownTool(b), rules: []block.PermissionRule{rule("t", "", A)},
 			want: permission.Decision{Behavior: D, Message: msgExplore, Reason: rsnExplore}})
 	}
 	add(engineCase{name: "explore denies a safety ask too", mode: permission.ModeExplore, tool: safeT,
@@ -125,12 +125,12 @@ func engineCases() []engineCase {
 		// against rules pointing the other way.
 		add(engineCase{name: "own allow returned as-is", mode: m, tool: ownTool(A), wantCalls: 1, want: ownDecision(A)})
 		add(engineCase{name: "own deny beats allow rule", mode: m, tool: ownTool(D), wantCalls: 1,
-			rules: []permission.Rule{rule("t", "", A)}, want: ownDecision(D)})
+			rules: []block.PermissionRule{rule("t", "", A)}, want: ownDecision(D)})
 
 		// Step 5: allow rules settle a non-safety ask or passthrough.
-		for _, b := range []permission.Behavior{K, PT, ""} {
+		for _, b := range []block.Behavior{K, PT, ""} {
 			add(engineCase{name: fmt.Sprintf("allow rule overrides own %q", b), mode: m, tool: ownTool(b), wantCalls: 1,
-				rules: []permission.Rule{rule("t", "", A)},
+				rules: []block.PermissionRule{rule("t", "", A)},
 				want:  permission.Decision{Behavior: A, Message: msgGranted, UpdatedInput: in}})
 		}
 	}
@@ -139,10 +139,10 @@ func engineCases() []engineCase {
 	for _, m := range []permission.Mode{permission.ModeDefault, permission.ModeAcceptEdits} {
 		add(engineCase{name: "safety ask returned with suggestions", mode: m, tool: safeT, wantCalls: 1, want: safetyAsk})
 		add(engineCase{name: "allow rule cannot override safety ask", mode: m, tool: safeT, wantCalls: 1,
-			rules: []permission.Rule{rule("t", "", A)}, want: safetyAsk})
+			rules: []block.PermissionRule{rule("t", "", A)}, want: safetyAsk})
 	}
 	add(engineCase{name: "dont_ask converts safety ask", mode: permission.ModeDontAsk, tool: safeT, wantCalls: 1,
-		rules: []permission.Rule{rule("t", "", A)},
+		rules: []block.PermissionRule{rule("t", "", A)},
 		want:  permission.Decision{Behavior: D, Message: msgConverted, Reason: rsnConverted + "safety check", SuggestedRules: generic}})
 	add(engineCase{name: "dont_ask conversion of a reason-less safety ask", mode: permission.ModeDontAsk, wantCalls: 1,
 		tool: func() *scripted { t := safetyTool("t"); t.own.Reason = ""; return t },
@@ -150,16 +150,16 @@ func engineCases() []engineCase {
 	add(engineCase{name: "bypass ignores safety ask", mode: permission.ModeBypass, tool: safeT, wantCalls: 1,
 		want: permission.Decision{Behavior: A, Message: msgBypass, Reason: rsnBypass}})
 	add(engineCase{name: "bypass ignores safety ask, allow rule", mode: permission.ModeBypass, tool: safeT, wantCalls: 1,
-		rules: []permission.Rule{rule("t", "", A)},
+		rules: []block.PermissionRule{rule("t", "", A)},
 		want:  permission.Decision{Behavior: A, Message: msgGranted, UpdatedInput: in}})
 	add(engineCase{name: "immune flag on a passthrough is no safety ask", mode: permission.ModeDefault, wantCalls: 1,
 		tool:  func() *scripted { t := newTool("t", PT); t.own.BypassImmune = true; return t },
-		rules: []permission.Rule{rule("t", "", A)},
+		rules: []block.PermissionRule{rule("t", "", A)},
 		want:  permission.Decision{Behavior: A, Message: msgGranted, UpdatedInput: in}})
 
 	// Step 6: fallbacks for a non-safety ask / passthrough without rules;
 	// the tool's own message is discarded.
-	for _, b := range []permission.Behavior{K, PT} {
+	for _, b := range []block.Behavior{K, PT} {
 		add(engineCase{name: "default fallback asks, own " + string(b), mode: permission.ModeDefault, tool: ownTool(b), wantCalls: 1,
 			want: permission.Decision{Behavior: K, Message: msgRequired, Reason: "Mode: default", SuggestedRules: generic}})
 		add(engineCase{name: "accept_edits fallback asks, own " + string(b), mode: permission.ModeAcceptEdits, tool: ownTool(b), wantCalls: 1,
@@ -174,17 +174,17 @@ func engineCases() []engineCase {
 	git := map[string]any{"cmd": "git status"}
 	npm := map[string]any{"cmd": "npm install"}
 	add(engineCase{name: "content allow rule matches", mode: permission.ModeDefault, tool: prefixTool, input: git, wantCalls: 1,
-		rules: []permission.Rule{rule("t", "git", A)},
+		rules: []block.PermissionRule{rule("t", "git", A)},
 		want:  permission.Decision{Behavior: A, Message: msgGranted, UpdatedInput: git}})
 	add(engineCase{name: "content allow rule does not match", mode: permission.ModeDefault, tool: prefixTool, input: npm, wantCalls: 1,
-		rules: []permission.Rule{rule("t", "git", A)},
+		rules: []block.PermissionRule{rule("t", "git", A)},
 		want: permission.Decision{Behavior: K, Message: msgRequired, Reason: "Mode: default",
-			SuggestedRules: []permission.Rule{{ToolName: "t", RuleContent: block.Some("npm"), Behavior: A, Source: "suggested"}}}})
+			SuggestedRules: []block.PermissionRule{{ToolName: "t", RuleContent: block.Some("npm"), Behavior: A, Source: "suggested"}}}})
 	add(engineCase{name: "first matching deny rule names its content", mode: permission.ModeDefault, tool: prefixTool, input: git,
-		rules: []permission.Rule{rule("t", "npm", D), rule("t", "git", D), rule("t", "", D)},
+		rules: []block.PermissionRule{rule("t", "npm", D), rule("t", "git", D), rule("t", "", D)},
 		want:  permission.Decision{Behavior: D, Message: msgDenied, Reason: "Rule: git"}})
 	add(engineCase{name: "generic tool: content rules never match", mode: permission.ModeDefault, tool: ownTool(K), wantCalls: 1,
-		rules: []permission.Rule{rule("t", "x", A), rule("t", "x", D), rule("t", "x", K)},
+		rules: []block.PermissionRule{rule("t", "x", A), rule("t", "x", D), rule("t", "x", K)},
 		want:  permission.Decision{Behavior: K, Message: msgRequired, Reason: "Mode: default", SuggestedRules: generic}})
 	return cs
 }
@@ -221,7 +221,7 @@ func TestGenericToolsInDefaultMode(t *testing.T) {
 	d := e.Check(context.Background(), ask, in)
 	want := permission.Decision{
 		Behavior: K, Message: "Permission required for mock_user_confirm_sequential_tool", Reason: "Mode: default",
-		SuggestedRules: []permission.Rule{{ToolName: "mock_user_confirm_sequential_tool", Behavior: A, Source: "suggested"}},
+		SuggestedRules: []block.PermissionRule{{ToolName: "mock_user_confirm_sequential_tool", Behavior: A, Source: "suggested"}},
 	}
 	if !reflect.DeepEqual(d, want) {
 		t.Errorf("ask tool\n got %+v\nwant %+v", d, want)
@@ -239,24 +239,24 @@ func TestGenericToolsInDefaultMode(t *testing.T) {
 func TestAddRule(t *testing.T) {
 	pc := permission.NewContext(permission.ModeDefault)
 	e := permission.NewEngine(pc)
-	r := permission.Rule{ToolName: "t", Behavior: A, Source: "suggested"}
+	r := block.PermissionRule{ToolName: "t", Behavior: A, Source: "suggested"}
 	if !e.AddRule(r) || !e.AddRule(r) {
 		t.Fatal("allow rule not kept")
 	}
-	if e.AddRule(permission.Rule{ToolName: "t", Behavior: PT, Source: "x"}) {
+	if e.AddRule(block.PermissionRule{ToolName: "t", Behavior: PT, Source: "x"}) {
 		t.Error("passthrough rule kept")
 	}
-	if e.AddRule(permission.Rule{ToolName: "t", Behavior: "maybe", Source: "x"}) {
+	if e.AddRule(block.PermissionRule{ToolName: "t", Behavior: "maybe", Source: "x"}) {
 		t.Error("unknown behavior kept")
 	}
 	e.AddRule(rule("t", "", D))
 	e.AddRule(rule("u", "", K))
 
 	// No de-duplication, and the caller's Context holds the learned rules.
-	if got := pc.AllowRules["t"]; !reflect.DeepEqual(got, []permission.Rule{r, r}) {
+	if got := pc.AllowRules["t"]; !reflect.DeepEqual(got, []block.PermissionRule{r, r}) {
 		t.Errorf("allow rules in the caller's context: %+v", got)
 	}
-	if got := e.Rules(D, "t"); !reflect.DeepEqual(got, []permission.Rule{rule("t", "", D)}) {
+	if got := e.Rules(D, "t"); !reflect.DeepEqual(got, []block.PermissionRule{rule("t", "", D)}) {
 		t.Errorf("deny rules: %+v", got)
 	}
 	if got := e.Rules(K, "u"); len(got) != 1 {
@@ -332,7 +332,7 @@ func TestCovers(t *testing.T) {
 	tool := prefixTool()
 	in := map[string]any{"cmd": "git push"}
 	for _, c := range []struct {
-		r    permission.Rule
+		r    block.PermissionRule
 		want bool
 	}{
 		{rule("t", "", A), true},
@@ -364,7 +364,7 @@ func TestEngineConcurrentUse(t *testing.T) {
 		}()
 		go func() {
 			defer wg.Done()
-			e.AddRule(permission.Rule{ToolName: fmt.Sprint("tool", i), Behavior: A, Source: "x"})
+			e.AddRule(block.PermissionRule{ToolName: fmt.Sprint("tool", i), Behavior: A, Source: "x"})
 		}()
 		go func() {
 			defer wg.Done()

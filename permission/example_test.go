@@ -34,7 +34,7 @@ func ExampleEngine_Check() {
 	d = e.Check(ctx, tool, map[string]any{"command": "git push"})
 	fmt.Println(d.Behavior, "-", d.Message)
 
-	e.AddRule(permission.Rule{ToolName: "Shell", RuleContent: block.Some("rm"), Behavior: permission.Deny, Source: "userSettings"})
+	e.AddRule(block.PermissionRule{ToolName: "Shell", RuleContent: block.Some("rm"), Behavior: block.Deny, Source: "userSettings"})
 	d = e.Check(ctx, tool, map[string]any{"command": "rm -rf build"})
 	fmt.Println(d.Behavior, "-", d.Message, "-", d.Reason)
 	// Output:
@@ -46,7 +46,7 @@ func ExampleEngine_Check() {
 func ExampleContext_MarshalJSON() {
 	pc := permission.NewContext(permission.ModeDontAsk)
 	e := permission.NewEngine(pc)
-	e.AddRule(permission.Rule{ToolName: "echo", Behavior: permission.Deny, Source: "userSettings"})
+	e.AddRule(block.PermissionRule{ToolName: "echo", Behavior: block.Deny, Source: "userSettings"})
 
 	out, _ := json.Marshal(pc)
 	fmt.Println(string(out))

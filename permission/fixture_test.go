@@ -58,7 +58,7 @@ type fakeAskTool struct {
 
 func (f fakeAskTool) CheckPermissions(context.Context, map[string]any, *permission.Context) permission.Decision {
 	return permission.Decision{
-		Behavior:     permission.Ask,
+		Behavior:     block.Ask,
 		Message:      "fake tool requires confirmation",
 		Reason:       "test-only reason without the s-word",
 		BypassImmune: f.immune,
@@ -92,7 +92,7 @@ func TestFixturePermissionCases(t *testing.T) {
 			}
 			e := permission.NewEngine(pc)
 			for _, raw := range c.Rules {
-				var r permission.Rule
+				var r block.PermissionRule
 				if err := json.Unmarshal(raw, &r); err != nil {
 					t.Fatal(err)
 				}
@@ -129,7 +129,7 @@ func checkExpectation(t *testing.T, c fixtureCase, d permission.Decision) {
 		t.Errorf("message %q contains none of %q", d.Message, c.MessageAny)
 	}
 	for _, want := range c.SuggestedInclude {
-		if !slices.ContainsFunc(d.SuggestedRules, func(r permission.Rule) bool { return r.RuleContent == block.Some(want) }) {
+		if !slices.ContainsFunc(d.SuggestedRules, func(r block.PermissionRule) bool { return r.RuleContent == block.Some(want) }) {
 			t.Errorf("suggested rules %+v lack content %q", d.SuggestedRules, want)
 		}
 	}

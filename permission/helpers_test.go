@@ -23,7 +23,7 @@ type scripted struct {
 func (s *scripted) CheckPermissions(context.Context, map[string]any, *permission.Context) permission.Decision {
 	s.calls.Add(1)
 	d := s.own
-	d.SuggestedRules = []permission.Rule{{ToolName: "tool-own", Behavior: permission.Allow, Source: "own"}}
+	d.SuggestedRules = []block.PermissionRule{{ToolName: "tool-own", Behavior: block.Allow, Source: "own"}}
 	return d
 }
 
@@ -35,16 +35,16 @@ func (s *scripted) MatchRule(content string, input map[string]any) bool {
 	return strings.HasPrefix(cmd, content)
 }
 
-func (s *scripted) SuggestRules(input map[string]any) []permission.Rule {
+func (s *scripted) SuggestRules(input map[string]any) []block.PermissionRule {
 	if !s.prefix {
 		return s.Defaults.SuggestRules(input)
 	}
 	cmd, _ := input["cmd"].(string)
 	word, _, _ := strings.Cut(cmd, " ")
-	return []permission.Rule{{ToolName: s.ToolName, RuleContent: block.Some(word), Behavior: permission.Allow, Source: permission.SourceSuggested}}
+	return []block.PermissionRule{{ToolName: s.ToolName, RuleContent: block.Some(word), Behavior: block.Allow, Source: permission.SourceSuggested}}
 }
 
-func newTool(name string, own permission.Behavior) *scripted {
+func newTool(name string, own block.Behavior) *scripted {
 	return &scripted{
 		Defaults: permission.Defaults{ToolName: name},
 		own:      permission.Decision{Behavior: own, Message: name + ": own " + string(own), Reason: "scripted"},
@@ -52,22 +52,22 @@ func newTool(name string, own permission.Behavior) *scripted {
 }
 
 func safetyTool(name string) *scripted {
-	t := newTool(name, permission.Ask)
+	t := newTool(name, block.Ask)
 	t.own.BypassImmune = true
 	t.own.Message = "dangerous"
 	t.own.Reason = "safety check"
 	return t
 }
 
-func rule(tool, content string, b permission.Behavior) permission.Rule {
-	r := permission.Rule{ToolName: tool, Behavior: b, Source: "test"}
+func rule(tool, content string, b block.Behavior) block.PermissionRule {
+	r := block.PermissionRule{ToolName: tool, Behavior: b, Source: "test"}
 	if content != "" { // "" stands for null here
 		r.RuleContent = block.Some(content)
 	}
 	return r
 }
 
-func engineWith(mode permission.Mode, rules ...permission.Rule) *permission.Engine {
+func engineWith(mode permission.Mode, rules ...block.PermissionRule) *permission.Engine {
 	e := permission.NewEngine(permission.NewContext(mode))
 	for _, r := range rules {
 		e.AddRule(r)

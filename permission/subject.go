@@ -1,6 +1,10 @@
 package permission
 
-import "context"
+import (
+	"context"
+
+	"github.com/agentscope-go/agentscope/block"
+)
 
 // Subject is the permission-facing side of a tool: what the engine needs to
 // judge one invocation. Tools implement it (usually by embedding [Defaults]
@@ -22,7 +26,7 @@ type Subject interface {
 	// invocation (empty content is matched by the engine itself).
 	MatchRule(ruleContent string, input map[string]any) bool
 	// SuggestRules proposes rules the user may accept with an ASK.
-	SuggestRules(input map[string]any) []Rule
+	SuggestRules(input map[string]any) []block.PermissionRule
 }
 
 // Defaults gives a generic tool the reference's base behaviour: never
@@ -48,7 +52,7 @@ const FunctionToolMessage = "Custom function tools must be explicitly allowed by
 // the reference's function tools; the engine then lets allow rules and the
 // mode decide.
 func (d Defaults) CheckPermissions(context.Context, map[string]any, *Context) Decision {
-	return Decision{Behavior: Ask, Message: FunctionToolMessage}
+	return Decision{Behavior: block.Ask, Message: FunctionToolMessage}
 }
 
 // MatchRule matches only empty content: a generic tool has no argument
@@ -56,23 +60,25 @@ func (d Defaults) CheckPermissions(context.Context, map[string]any, *Context) De
 func (d Defaults) MatchRule(ruleContent string, _ map[string]any) bool { return ruleContent == "" }
 
 // SuggestRules returns [DefaultSuggestions] for ToolName.
-func (d Defaults) SuggestRules(map[string]any) []Rule { return DefaultSuggestions(d.ToolName) }
+func (d Defaults) SuggestRules(map[string]any) []block.PermissionRule {
+	return DefaultSuggestions(d.ToolName)
+}
 
 // DefaultSuggestions is the suggestion of a tool without argument patterns:
 // one allow rule for the whole tool, source "suggested".
-func DefaultSuggestions(toolName string) []Rule {
-	return []Rule{{ToolName: toolName, Behavior: Allow, Source: SourceSuggested}}
+func DefaultSuggestions(toolName string) []block.PermissionRule {
+	return []block.PermissionRule{{ToolName: toolName, Behavior: block.Allow, Source: SourceSuggested}}
 }
 
 // Covers reports whether rule r applies to this invocation of s: same tool
 // name, and empty content or s.MatchRule says so.
-func Covers(r Rule, s Subject, input map[string]any) bool {
+func Covers(r block.PermissionRule, s Subject, input map[string]any) bool {
 	return r.ToolName == s.Name() && matches(r, s, input)
 }
 
 // matches is the engine's rule test; the tool name is implied by the map
 // the rule was found under.
-func matches(r Rule, s Subject, input map[string]any) bool {
+func matches(r block.PermissionRule, s Subject, input map[string]any) bool {
 	// null and "" both name the whole tool (the reference stores "" for
 	// tools without a content matcher).
 	return r.RuleContent.String == "" || s.MatchRule(r.RuleContent.String, input)

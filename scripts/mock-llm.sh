@@ -8,27 +8,30 @@
 #   scripts/mock-llm.sh stop    stop the server "start" started (same MOCK_LLM_PORT)
 #   scripts/mock-llm.sh main    install if needed, print the path of its main.js
 #
-# Environment: MOCK_LLM_HOME (install dir, default ~/.cache/agentscope-go/mock-llm),
-# MOCK_LLM_PORT (default 6556).
+# Environment: MOCK_LLM_HOME (install dir, default testdata/peers, installed
+# there with npm ci from the committed lockfile), MOCK_LLM_PORT (default 6556).
 set -euo pipefail
 
-VERSION=0.1.29
-HOME_DIR=${MOCK_LLM_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/agentscope-go/mock-llm}
-PORT=${MOCK_LLM_PORT:-6556}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The test peers are pinned in testdata/peers/package-lock.json and installed
+# there with npm ci; MOCK_LLM_HOME may point at another such install.
+HOME_DIR=${MOCK_LLM_HOME:-$REPO/testdata/peers}
+PORT=${MOCK_LLM_PORT:-6556}
 CONFIG=$REPO/internal/mockllm/mock-llm.yaml
 MAIN=$HOME_DIR/node_modules/@dwmkerr/mock-llm/dist/main.js
-PIDFILE=$HOME_DIR/mock-llm-$PORT.pid
-LOG=$HOME_DIR/mock-llm-$PORT.log
+STATE_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/agentscope-go
+PIDFILE=$STATE_DIR/mock-llm-$PORT.pid
+LOG=$STATE_DIR/mock-llm-$PORT.log
 
 install() {
-  if [[ -f $MAIN ]] && grep -q "\"version\": \"$VERSION\"" "$HOME_DIR/node_modules/@dwmkerr/mock-llm/package.json"; then
+  mkdir -p "$STATE_DIR"
+  # node_modules/.package-lock.json is npm's record of what is installed: up
+  # to date when it is newer than the committed lockfile.
+  if [[ -f $MAIN && $HOME_DIR/node_modules/.package-lock.json -nt $HOME_DIR/package-lock.json ]]; then
     return
   fi
   command -v npm >/dev/null || { echo "mock-llm.sh: npm is required" >&2; exit 1; }
-  mkdir -p "$HOME_DIR"
-  [[ -f $HOME_DIR/package.json ]] || echo '{"private":true}' >"$HOME_DIR/package.json"
-  npm install --prefix "$HOME_DIR" --no-audit --no-fund --loglevel=error "@dwmkerr/mock-llm@$VERSION" >&2
+  (cd "$HOME_DIR" && npm ci --no-audit --no-fund --loglevel=error) >&2
 }
 
 case ${1:-} in

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -125,7 +126,7 @@ func (s *AgentState) Tail() *message.Msg {
 // LastReply returns the tail message if it is an assistant message by name
 // (of any reply), else nil.
 func (s *AgentState) LastReply(name string) *message.Msg {
-	if t := s.Tail(); t != nil && t.Role == message.RoleAssistant && t.Name == name {
+	if t := s.Tail(); t != nil && t.Role == event.RoleAssistant && t.Name == name {
 		return t
 	}
 	return nil
@@ -152,7 +153,7 @@ func (s *AgentState) AppendContext(src stamp.Source, name string, blocks ...bloc
 		src = stamp.Default
 	}
 	m := &message.Msg{
-		Name: name, Role: message.RoleAssistant, ID: s.Reply.ReplyID,
+		Name: name, Role: event.RoleAssistant, ID: s.Reply.ReplyID,
 		Content: append([]block.Block{}, blocks...), CreatedAt: src.Now(),
 	}
 	s.Context = append(s.Context, m)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/internal/fixture"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/permission"
@@ -157,7 +158,7 @@ func TestContextHelpers(t *testing.T) {
 	c2 := &block.ToolCall{ID: "c2", Name: "b", State: block.CallSubmitted}
 	c3 := &block.ToolCall{ID: "c3", Name: "c", State: block.CallPending}
 	m := s.AppendContext(src, "Friday", block.NewText("hi"))
-	if m.ID != s.Reply.ReplyID || m.Role != message.RoleAssistant || len(s.Context) != 2 {
+	if m.ID != s.Reply.ReplyID || m.Role != event.RoleAssistant || len(s.Context) != 2 {
 		t.Fatalf("new reply msg %+v", m)
 	}
 	if again := s.AppendContext(src, "Friday", c1, c2, c3); again != m || len(m.Content) != 4 {

@@ -197,27 +197,27 @@ func TestFuncDefaultsAndOptions(t *testing.T) {
 	}
 	// The reference's generic-tool permission policy.
 	d := f.CheckPermissions(context.Background(), nil, nil)
-	if d.Behavior != permission.Ask || d.BypassImmune {
+	if d.Behavior != block.Ask || d.BypassImmune {
 		t.Errorf("default check %+v", d)
 	}
 	if f.ReadOnly(nil) || f.MatchRule("x", nil) || !f.MatchRule("", nil) {
 		t.Error("default read-only/match")
 	}
-	if rs := f.SuggestRules(nil); len(rs) != 1 || rs[0].ToolName != "f" || rs[0].RuleContent.Valid || rs[0].Behavior != permission.Allow || rs[0].Source != "suggested" {
+	if rs := f.SuggestRules(nil); len(rs) != 1 || rs[0].ToolName != "f" || rs[0].RuleContent.Valid || rs[0].Behavior != block.Allow || rs[0].Source != "suggested" {
 		t.Errorf("suggestions %+v", rs)
 	}
 	custom := must(t)(tool.Func("c", "d", func(context.Context, struct{}) (string, error) { return "", nil },
 		tool.ConcurrencySafe(false), tool.ReadOnly(), tool.StateInjected(),
 		tool.WithPermissionCheck(func(context.Context, map[string]any, *permission.Context) permission.Decision {
-			return permission.Decision{Behavior: permission.Deny, Message: "no"}
+			return permission.Decision{Behavior: block.Deny, Message: "no"}
 		}),
 		tool.WithReadOnlyCheck(func(in map[string]any) bool { return in["ro"] == true }),
 		tool.WithRuleMatcher(func(c string, in map[string]any) bool { return c == in["cmd"] }),
-		tool.WithSuggestions(func(map[string]any) []permission.Rule { return nil })))
+		tool.WithSuggestions(func(map[string]any) []block.PermissionRule { return nil })))
 	if fl := custom.Flags(); fl.ConcurrencySafe || !fl.ReadOnly || !fl.StateInjected {
 		t.Errorf("custom flags %+v", fl)
 	}
-	if custom.CheckPermissions(context.Background(), nil, nil).Behavior != permission.Deny ||
+	if custom.CheckPermissions(context.Background(), nil, nil).Behavior != block.Deny ||
 		!custom.ReadOnly(map[string]any{"ro": true}) || custom.ReadOnly(nil) ||
 		!custom.MatchRule("ls", map[string]any{"cmd": "ls"}) || custom.SuggestRules(nil) != nil {
 		t.Error("custom hooks not used")

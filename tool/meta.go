@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
 )
@@ -69,12 +70,12 @@ func (m *metaTool) ReadOnly(map[string]any) bool { return false }
 func (m *metaTool) MatchRule(content string, _ map[string]any) bool {
 	return content == ""
 }
-func (m *metaTool) SuggestRules(map[string]any) []permission.Rule {
+func (m *metaTool) SuggestRules(map[string]any) []block.PermissionRule {
 	return permission.DefaultSuggestions(MetaToolName)
 }
 
 func (m *metaTool) CheckPermissions(context.Context, map[string]any, *permission.Context) permission.Decision {
-	return permission.Decision{Behavior: permission.Allow, Message: "The meta tool is always allowed to be called."}
+	return permission.Decision{Behavior: block.Allow, Message: "The meta tool is always allowed to be called."}
 }
 
 func (m *metaTool) Call(ctx context.Context, input map[string]any) iter.Seq2[Chunk, error] {

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/permission"
 )
 
@@ -22,7 +23,7 @@ type config struct {
 	check       func(ctx context.Context, input map[string]any, pc *permission.Context) permission.Decision
 	readOnly    func(input map[string]any) bool
 	match       func(ruleContent string, input map[string]any) bool
-	suggest     func(input map[string]any) []permission.Rule
+	suggest     func(input map[string]any) []block.PermissionRule
 	schema      json.RawMessage
 }
 
@@ -65,7 +66,7 @@ func WithRuleMatcher(f func(ruleContent string, input map[string]any) bool) Opti
 
 // WithSuggestions replaces the suggested rules (default: one tool-level
 // allow rule).
-func WithSuggestions(f func(input map[string]any) []permission.Rule) Option {
+func WithSuggestions(f func(input map[string]any) []block.PermissionRule) Option {
 	return func(c *config) { c.suggest = f }
 }
 
@@ -154,7 +155,7 @@ func (s *spec) MatchRule(ruleContent string, input map[string]any) bool {
 	return s.defaults().MatchRule(ruleContent, input)
 }
 
-func (s *spec) SuggestRules(input map[string]any) []permission.Rule {
+func (s *spec) SuggestRules(input map[string]any) []block.PermissionRule {
 	if s.cfg.suggest != nil {
 		return s.cfg.suggest(input)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
 )
@@ -20,24 +21,24 @@ func TestToolsAsPermissionSubjects(t *testing.T) {
 
 	eng := permission.NewEngine(permission.NewContext(permission.ModeDefault))
 	d := eng.Check(ctx, generic, map[string]any{"a": 1.0, "b": 2.0})
-	if d.Behavior != permission.Ask || len(d.SuggestedRules) != 1 || d.SuggestedRules[0].ToolName != "add_numbers" {
+	if d.Behavior != block.Ask || len(d.SuggestedRules) != 1 || d.SuggestedRules[0].ToolName != "add_numbers" {
 		t.Errorf("generic tool in default mode: %+v", d)
 	}
-	if d := eng.Check(ctx, ro, nil); d.Behavior != permission.Allow {
+	if d := eng.Check(ctx, ro, nil); d.Behavior != block.Allow {
 		t.Errorf("read-only tool: %+v", d)
 	}
 	for _, s := range []tool.Tool{so, meta} {
-		if d := eng.Check(ctx, s, nil); d.Behavior != permission.Allow {
+		if d := eng.Check(ctx, s, nil); d.Behavior != block.Allow {
 			t.Errorf("%s: %+v", s.Name(), d)
 		}
 	}
 	// An accepted suggestion allows the tool from then on.
 	eng.AddRule(d.SuggestedRules[0])
-	if d := eng.Check(ctx, generic, nil); d.Behavior != permission.Allow {
+	if d := eng.Check(ctx, generic, nil); d.Behavior != block.Allow {
 		t.Errorf("after the suggested rule: %+v", d)
 	}
 	explore := permission.NewEngine(permission.NewContext(permission.ModeExplore))
-	if d := explore.Check(ctx, generic, nil); d.Behavior != permission.Deny {
+	if d := explore.Check(ctx, generic, nil); d.Behavior != block.Deny {
 		t.Errorf("explore mode: %+v", d)
 	}
 }

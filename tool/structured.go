@@ -79,12 +79,12 @@ func (s *structuredOutput) ReadOnly(map[string]any) bool { return true }
 func (s *structuredOutput) MatchRule(content string, _ map[string]any) bool {
 	return content == ""
 }
-func (s *structuredOutput) SuggestRules(map[string]any) []permission.Rule {
+func (s *structuredOutput) SuggestRules(map[string]any) []block.PermissionRule {
 	return permission.DefaultSuggestions(StructuredOutputName)
 }
 
 func (s *structuredOutput) CheckPermissions(context.Context, map[string]any, *permission.Context) permission.Decision {
-	return permission.Decision{Behavior: permission.Allow, Message: StructuredOutputName + " is always allowed."}
+	return permission.Decision{Behavior: block.Allow, Message: StructuredOutputName + " is always allowed."}
 }
 
 func (s *structuredOutput) Call(ctx context.Context, input map[string]any) iter.Seq2[Chunk, error] {

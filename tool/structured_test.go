@@ -4,14 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/agentscope-go/agentscope/internal/wire"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/agentscope-go/agentscope/internal/wire"
+
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/internal/fixture"
-	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
@@ -30,7 +30,7 @@ func TestStructuredOutputStoresFilledOutput(t *testing.T) {
 	if fl := so.Flags(); !fl.ConcurrencySafe || !fl.ReadOnly || !fl.StateInjected || fl.External {
 		t.Fatalf("flags %+v", fl)
 	}
-	if d := so.CheckPermissions(context.Background(), nil, nil); d.Behavior != permission.Allow {
+	if d := so.CheckPermissions(context.Background(), nil, nil); d.Behavior != block.Allow {
 		t.Fatalf("permission %+v", d)
 	}
 	if want := `{"properties":{"city":{"type":"string"},"unit":{"default":"celsius","type":"string"}},"required":["city"],"type":"object"}`; string(so.InputSchema()) != want {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/model"
-	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
@@ -210,7 +209,7 @@ func TestResetToolsErrors(t *testing.T) {
 		t.Errorf("prepare: %v", err)
 	}
 	d := meta.CheckPermissions(context.Background(), nil, nil)
-	if d.Behavior != permission.Allow {
+	if d.Behavior != block.Allow {
 		t.Errorf("reset_tools permission %v", d.Behavior)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/message"
 )
 
@@ -119,7 +120,7 @@ func TestFoldLongLine(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	d := decodeMsg(t, stdout).Content[0].(*message.DataBlock)
+	d := decodeMsg(t, stdout).Content[0].(*block.Data)
 	got, err := d.Source.(interface{ Bytes() ([]byte, error) }).Bytes()
 	if err != nil || !bytes.Equal(got, raw) {
 		t.Fatalf("data differs (%v)", err)

@@ -99,7 +99,7 @@ func TestFixtureThinkingToolUse(t *testing.T) {
 	if first == nil || first.InputTokens != 424 || first.OutputTokens != 5 {
 		t.Fatalf("first usage %+v", first)
 	}
-	if *last != (model.Usage{InputTokens: 424, OutputTokens: 119}) {
+	if *last != (message.Usage{InputTokens: 424, OutputTokens: 119}) {
 		t.Fatalf("final usage %+v", last)
 	}
 
@@ -143,7 +143,7 @@ func TestFixtureParallelToolUse(t *testing.T) {
 		b.ID != "toolu_01VaRx1jpWCvPhi7L4kywAcd" || b.Name != "multiply" || b.Input != `{"a": 2, "b": 3}` {
 		t.Fatalf("calls %+v %+v", a, b)
 	}
-	if u := acc.Usage(); *u != (model.Usage{InputTokens: 502, OutputTokens: 137}) {
+	if u := acc.Usage(); *u != (message.Usage{InputTokens: 502, OutputTokens: 137}) {
 		t.Fatalf("usage %+v", u)
 	}
 	_ = chunks

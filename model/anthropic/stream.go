@@ -8,6 +8,7 @@ import (
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/internal/wire"
+	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/internal/transport"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -55,7 +56,7 @@ type wireUsage struct {
 
 // apply copies the fields present into u: message_delta repeats some of
 // them cumulatively, and a missing field keeps its earlier value.
-func (w *wireUsage) apply(u *model.Usage) {
+func (w *wireUsage) apply(u *message.Usage) {
 	set := func(dst *int64, v *int64) {
 		if v != nil {
 			*dst = *v
@@ -78,7 +79,7 @@ type open struct {
 type decoder struct {
 	src    stamp.Source
 	blocks map[int]*open
-	usage  model.Usage
+	usage  message.Usage
 	ev     streamEvent
 	part   [1]model.Part
 }

@@ -89,7 +89,7 @@ func TestStreamSeveralThinkingBlocksKeepTheirSignatures(t *testing.T) {
 		t.Fatal("blocks share an id")
 	}
 	// message_delta carried only output_tokens: the rest is kept.
-	if u := acc.Usage(); *u != (model.Usage{InputTokens: 10, OutputTokens: 42, CacheInputTokens: 100, CacheCreationInputTokens: 7}) {
+	if u := acc.Usage(); *u != (message.Usage{InputTokens: 10, OutputTokens: 42, CacheInputTokens: 100, CacheCreationInputTokens: 7}) {
 		t.Fatalf("usage %+v", u)
 	}
 	// Formatted back: both signatures, each on its own block.

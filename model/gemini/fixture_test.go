@@ -95,7 +95,7 @@ func TestFixture25ParallelFunctionCalls(t *testing.T) {
 		t.Fatalf("parts %+v %+v", a, b)
 	}
 	// output = total − prompt (thoughts included).
-	if u := acc.Usage(); *u != (model.Usage{InputTokens: 121, OutputTokens: 74}) {
+	if u := acc.Usage(); *u != (message.Usage{InputTokens: 121, OutputTokens: 74}) {
 		t.Fatalf("usage %+v", u)
 	}
 
@@ -118,10 +118,10 @@ func TestFixture25ThoughtThenFunctionCall(t *testing.T) {
 		t.Fatalf("chunks %+v", chunks)
 	}
 	// Usage repeats cumulatively; the first chunk has no candidates count.
-	if u := chunks[0].Usage; u == nil || *u != (model.Usage{InputTokens: 54, OutputTokens: 62}) {
+	if u := chunks[0].Usage; u == nil || *u != (message.Usage{InputTokens: 54, OutputTokens: 62}) {
 		t.Fatalf("first usage %+v", u)
 	}
-	if u := acc.Usage(); *u != (model.Usage{InputTokens: 54, OutputTokens: 76}) {
+	if u := acc.Usage(); *u != (message.Usage{InputTokens: 54, OutputTokens: 76}) {
 		t.Fatalf("usage %+v", u)
 	}
 	c := acc.Content()
@@ -183,7 +183,7 @@ func TestFixture3TextTrailingSignature(t *testing.T) {
 		t.Fatalf("%d chunks", len(chunks))
 	}
 	// promptTokenCount changes in the last chunk: the last report wins.
-	if u := acc.Usage(); *u != (model.Usage{InputTokens: 189, OutputTokens: 97}) {
+	if u := acc.Usage(); *u != (message.Usage{InputTokens: 189, OutputTokens: 97}) {
 		t.Fatalf("usage %+v", u)
 	}
 	c := acc.Content()

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/internal/toolinput"
@@ -233,7 +233,7 @@ func (m *Model) formatMessages(msgs []*message.Msg) (sys []part, out []content, 
 			continue
 		}
 		switch msg.Role {
-		case message.RoleSystem:
+		case event.RoleSystem:
 			for _, b := range msg.Content {
 				if t, ok := b.(*block.Text); ok && t.Text != "" {
 					if len(c.list) == 0 {
@@ -243,9 +243,9 @@ func (m *Model) formatMessages(msgs []*message.Msg) (sys []part, out []content, 
 					}
 				}
 			}
-		case message.RoleUser:
+		case event.RoleUser:
 			c.add("user", userParts(msg.Content)...)
-		case message.RoleAssistant:
+		case event.RoleAssistant:
 			m.assistant(c, msg.Content)
 		default:
 			return nil, nil, invalid(fmt.Sprintf("messages[%d]: unknown role %q", mi, msg.Role), message.ErrRole)
@@ -312,7 +312,7 @@ func (m *Model) assistant(c *contents, bs []block.Block) {
 		case *block.ToolCall:
 			args, repaired := toolinput.Object(b.Input)
 			if repaired {
-				slog.Warn("gemini: tool call arguments are not a JSON object; sending the repaired value", "id", b.ID, "input", b.Input, "sent", string(args))
+				m.log().Warn("gemini: tool call arguments are not a JSON object; sending the repaired value", "id", b.ID, "input", b.Input, "sent", string(args))
 			}
 			c.add("model", part{FunctionCall: &functionCall{ID: b.ID, Name: b.Name, Args: args}, ThoughtSignature: b.GetString("thought_signature")})
 			last := &c.list[len(c.list)-1]

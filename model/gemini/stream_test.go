@@ -74,7 +74,7 @@ func TestStreamBlocksAndSignatures(t *testing.T) {
 		carrier.Thinking != "" || carrier.GetString("thought_signature") != "T2" || tail.Text != "tail" {
 		t.Fatalf("blocks %+v %+v %+v %+v %+v %+v", th1, th2, txt, after, carrier, tail)
 	}
-	if u := acc.Usage(); *u != (model.Usage{InputTokens: 6, OutputTokens: 16}) {
+	if u := acc.Usage(); *u != (message.Usage{InputTokens: 6, OutputTokens: 16}) {
 		t.Fatalf("usage %+v", u)
 	}
 }

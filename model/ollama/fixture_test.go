@@ -50,7 +50,7 @@ func TestFixtureStreamToolCall(t *testing.T) {
 		t.Fatalf("part %+v", p)
 	}
 	acc := wiretest.Accumulate(t, chunks)
-	if u := acc.Usage(); *u != (model.Usage{InputTokens: 169, OutputTokens: 15}) {
+	if u := acc.Usage(); *u != (message.Usage{InputTokens: 169, OutputTokens: 15}) {
 		t.Fatalf("usage %+v", u)
 	}
 

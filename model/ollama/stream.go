@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/internal/wire"
+	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/internal/transport"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -113,7 +114,7 @@ func (d *decoder) step(data []byte) (model.Chunk, error) {
 	c := model.Chunk{Parts: d.parts}
 	if l.Done {
 		d.done = true
-		c.Usage = &model.Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
+		c.Usage = &message.Usage{InputTokens: l.PromptEvalCount, OutputTokens: l.EvalCount}
 	}
 	return c, nil
 }

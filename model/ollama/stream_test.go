@@ -67,7 +67,7 @@ func TestStreamBlocksAndIDs(t *testing.T) {
 	if clock.ID != "call_srv" || clock.Input != "{}" || echo.Input != `{"s":"x"}` {
 		t.Fatalf("calls %+v %+v", clock, echo)
 	}
-	if u := acc.Usage(); *u != (model.Usage{InputTokens: 30, OutputTokens: 12}) {
+	if u := acc.Usage(); *u != (message.Usage{InputTokens: 30, OutputTokens: 12}) {
 		t.Fatalf("usage %+v", u)
 	}
 }

@@ -119,7 +119,7 @@ func TestError500ThenSuccess(t *testing.T) {
 		t.Errorf("waits %v, want one in (0, %v]", sl.d, base)
 	}
 	checkContent(t, r.acc.Content(), "", "Hello", nil)
-	if u := r.acc.Usage(); u == nil || *u != (model.Usage{InputTokens: 3, OutputTokens: 2}) {
+	if u := r.acc.Usage(); u == nil || *u != (message.Usage{InputTokens: 3, OutputTokens: 2}) {
 		t.Errorf("usage %+v", u)
 	}
 }

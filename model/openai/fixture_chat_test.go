@@ -40,7 +40,7 @@ type chatFixture struct {
 	thinking   string
 	text       string
 	calls      []wantCall
-	usage      model.Usage
+	usage      message.Usage
 	results    map[string]string // tool results for next_request
 	// nextPatch adjusts the recorded next request where the recording
 	// client did something we deliberately do not reproduce (see uses).
@@ -65,7 +65,7 @@ func chatFixtures() []chatFixture {
 			{"call_ehIWdjL1abZk1h8FWGLQ0Hie", "add", `{"a": 2, "b": 3}`},
 			{"call_fBSgA47J5VeONggizTIvl7AH", "multiply", `{"a": 2, "b": 3}`},
 		},
-		usage:   model.Usage{InputTokens: 106, OutputTokens: 50},
+		usage:   message.Usage{InputTokens: 106, OutputTokens: 50},
 		results: map[string]string{"call_ehIWdjL1abZk1h8FWGLQ0Hie": "5", "call_fBSgA47J5VeONggizTIvl7AH": "6"},
 	}, {
 		name:   "openai_compat_llamacpp_stream_reasoning_tool_call",
@@ -79,7 +79,7 @@ func chatFixtures() []chatFixture {
 		},
 		thinking: `We need to call function 'weather' with location "Florence, Italy".`,
 		calls:    []wantCall{{"1wNpqrejg1FCTjf6xq8JRCGKgWZO74AL", "weather", `{"location":"Florence, Italy"}`}},
-		usage:    model.Usage{InputTokens: 139, OutputTokens: 42},
+		usage:    message.Usage{InputTokens: 139, OutputTokens: 42},
 		results:  map[string]string{"1wNpqrejg1FCTjf6xq8JRCGKgWZO74AL": "40 C"},
 	}, {
 		name:   "openai_compat_kimi_stream_reasoning_tool_call",
@@ -96,7 +96,7 @@ func chatFixtures() []chatFixture {
 		thinking: `I need to get the weather information for Florence, Italy. I'll call the weather function with "Florence" as the location parameter. `,
 		text:     "   ",
 		calls:    []wantCall{{"functions.weather:0", "weather", `{"location": "Florence"}`}},
-		usage:    model.Usage{InputTokens: 76, OutputTokens: 47, CacheInputTokens: 64},
+		usage:    message.Usage{InputTokens: 76, OutputTokens: 47, CacheInputTokens: 64},
 		results:  map[string]string{"functions.weather:0": "40 C"},
 		nextPatch: func(t *testing.T, want any) {
 			// The stream carried three single-space text deltas (two before
@@ -122,7 +122,7 @@ func chatFixtures() []chatFixture {
 		text:     "I'll check the weather in Florence, Italy for you.",
 		calls:    []wantCall{{"call_330c741a86144cb7a385bc6d", "weather", `{"location":"Florence"}`}},
 		// Usage rides on the finish_reason chunk here (no separate chunk).
-		usage: model.Usage{InputTokens: 173, OutputTokens: 87, CacheInputTokens: 172},
+		usage: message.Usage{InputTokens: 173, OutputTokens: 87, CacheInputTokens: 172},
 	}}
 }
 

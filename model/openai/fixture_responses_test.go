@@ -45,7 +45,7 @@ func TestResponsesFixture(t *testing.T) {
 	if got := th.GetString(openai.ExtraReasoningItemID); got != respRsID {
 		t.Errorf("reasoning_item_id = %q", got)
 	}
-	if u := r.acc.Usage(); u == nil || *u != (model.Usage{InputTokens: 60, OutputTokens: 210}) {
+	if u := r.acc.Usage(); u == nil || *u != (message.Usage{InputTokens: 60, OutputTokens: 210}) {
 		t.Errorf("usage = %+v", u)
 	}
 

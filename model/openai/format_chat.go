@@ -3,11 +3,11 @@ package openai
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"regexp"
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model/internal/toolresult"
 )
@@ -114,10 +114,10 @@ func (f *chatFormatter) msg(m *message.Msg) error {
 				f.cur.parts = append(f.cur.parts, chatPart{Type: "text", Text: b.Text})
 			}
 		case *block.Data:
-			if m.Role == message.RoleAssistant {
+			if m.Role == event.RoleAssistant {
 				// The Chat wire has no media in assistant turns (generated
 				// audio is dropped from context by the agent as well).
-				slog.Debug("openai: assistant data block not sent", "media_type", b.MediaType())
+				f.c.log().Debug("openai: assistant data block not sent", "media_type", b.MediaType())
 				continue
 			}
 			p, err := f.dataPart(b)
@@ -153,7 +153,7 @@ func (f *chatFormatter) flushCur() {
 	p := &f.cur
 	defer func() { p.parts, p.thinking, p.calls = nil, nil, nil }()
 	var reasoning *string
-	if p.role == string(message.RoleAssistant) {
+	if p.role == string(event.RoleAssistant) {
 		reasoning = f.reasoning(p.thinking)
 	}
 	if len(p.parts) == 0 && len(p.calls) == 0 && (reasoning == nil || *reasoning == "") {

@@ -2,10 +2,10 @@ package openai
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model/internal/toolresult"
 )
@@ -84,7 +84,7 @@ func (c *config) formatResponses(ctx context.Context, msgs []*message.Msg) ([]an
 
 func (f *respFormatter) msg(m *message.Msg) error {
 	switch m.Role {
-	case message.RoleSystem:
+	case event.RoleSystem:
 		var texts []string
 		for _, b := range m.Content {
 			if t, ok := b.(*block.Text); ok {
@@ -100,7 +100,7 @@ func (f *respFormatter) msg(m *message.Msg) error {
 		}
 		f.out = append(f.out, respMessage{Role: role, Content: strings.Join(texts, "\n")})
 		return nil
-	case message.RoleUser:
+	case event.RoleUser:
 		if err := f.flushPromo(); err != nil {
 			return err
 		}
@@ -125,7 +125,7 @@ func (f *respFormatter) msg(m *message.Msg) error {
 				f.text = append(f.text, respPart{Type: "output_text", Text: b.Text})
 			}
 		case *block.Data:
-			slog.Debug("openai responses: assistant data block not sent", "media_type", b.MediaType())
+			f.c.log().Debug("openai responses: assistant data block not sent", "media_type", b.MediaType())
 		case *block.Thinking:
 			f.flushText()
 			if item, ok := f.reasoning(b); ok {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/agentscope-go/agentscope/internal/fixture"
+	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/stamp"
 )
@@ -102,7 +103,7 @@ func sameJSON(t *testing.T, what string, got []byte, want any) {
 type result struct {
 	parts  []model.Part
 	chunks int
-	usage  []*model.Usage
+	usage  []*message.Usage
 	acc    *model.Accumulator
 	err    error
 	errAt  int // chunks seen before the error

@@ -33,7 +33,7 @@ func TestMockLLMAdapter(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	checkContent(t, r.acc.Content(), "", "", []wantCall{{"call_e2e_weather", "get_weather", `{"city":"Paris"}`}})
-	if u := r.acc.Usage(); u == nil || *u != (model.Usage{InputTokens: 21, OutputTokens: 9}) {
+	if u := r.acc.Usage(); u == nil || *u != (message.Usage{InputTokens: 21, OutputTokens: 9}) {
 		t.Errorf("usage %+v", u)
 	}
 }

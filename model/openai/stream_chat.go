@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/stamp"
 )
@@ -277,8 +278,8 @@ func wavHeader(rate, channels, bits int) []byte {
 // usage maps a report: cache reads from prompt_tokens_details (OpenAI,
 // proxies), prompt_cache_hit_tokens (DeepSeek) or cached_tokens (Moonshot);
 // the output count adds reasoning tokens where the provider leaves them out.
-func (d *chatDecoder) usage(u *chatUsage) *model.Usage {
-	out := &model.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+func (d *chatDecoder) usage(u *chatUsage) *message.Usage {
+	out := &message.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
 	switch {
 	case u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens > 0:
 		out.CacheInputTokens = u.PromptTokensDetails.CachedTokens

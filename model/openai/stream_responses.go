@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/stamp"
 )
@@ -110,7 +111,7 @@ func (d *respDecoder) decode(data []byte) (model.Chunk, bool, error) {
 		return model.Chunk{}, false, malformedError(d.provider, err, data)
 	}
 	d.parts = d.parts[:0]
-	var usage *model.Usage
+	var usage *message.Usage
 	switch ev.Type {
 	case "response.output_item.added":
 		if ev.Item != nil && ev.Item.Type == "function_call" {
@@ -257,11 +258,11 @@ func (d *respDecoder) itemDone(it *respOutItem, whole bool) {
 	}
 }
 
-func respUsage(r *respResponse) *model.Usage {
+func respUsage(r *respResponse) *message.Usage {
 	if r.Usage == nil {
 		return nil
 	}
-	u := &model.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}
+	u := &message.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}
 	if r.Usage.InputTokensDetails != nil {
 		u.CacheInputTokens = r.Usage.InputTokensDetails.CachedTokens
 	}

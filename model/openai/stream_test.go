@@ -42,7 +42,7 @@ func TestWholeResponse(t *testing.T) {
 		t.Errorf("%d chunks", r.chunks)
 	}
 	checkContent(t, r.acc.Content(), "why", "Calling.", []wantCall{{"call_1", "get_weather", `{"location":"NYC"}`}, {"call_2", "get_time", "{}"}})
-	if u := r.acc.Usage(); u == nil || *u != (model.Usage{InputTokens: 10, OutputTokens: 20}) {
+	if u := r.acc.Usage(); u == nil || *u != (message.Usage{InputTokens: 10, OutputTokens: 20}) {
 		t.Errorf("usage %+v", u)
 	}
 }
@@ -98,16 +98,16 @@ func TestUsageVariants(t *testing.T) {
 		name  string
 		usage string
 		opts  []openai.Option
-		want  model.Usage
+		want  message.Usage
 	}{
 		{"xai adds reasoning", `{"prompt_tokens":288,"completion_tokens":27,"total_tokens":628,"completion_tokens_details":{"reasoning_tokens":313}}`,
-			[]openai.Option{openai.WithProfile(openai.ProfileXAI)}, model.Usage{InputTokens: 288, OutputTokens: 340}},
+			[]openai.Option{openai.WithProfile(openai.ProfileXAI)}, message.Usage{InputTokens: 288, OutputTokens: 340}},
 		{"openai includes reasoning", `{"prompt_tokens":288,"completion_tokens":340,"completion_tokens_details":{"reasoning_tokens":313}}`,
-			nil, model.Usage{InputTokens: 288, OutputTokens: 340}},
+			nil, message.Usage{InputTokens: 288, OutputTokens: 340}},
 		{"deepseek cache", `{"prompt_tokens":100,"completion_tokens":5,"prompt_cache_hit_tokens":64,"prompt_cache_miss_tokens":36}`,
-			[]openai.Option{openai.WithProfile(openai.ProfileDeepSeek)}, model.Usage{InputTokens: 100, OutputTokens: 5, CacheInputTokens: 64}},
+			[]openai.Option{openai.WithProfile(openai.ProfileDeepSeek)}, message.Usage{InputTokens: 100, OutputTokens: 5, CacheInputTokens: 64}},
 		{"moonshot cache", `{"prompt_tokens":100,"completion_tokens":5,"cached_tokens":32}`,
-			[]openai.Option{openai.WithProfile(openai.ProfileMoonshot)}, model.Usage{InputTokens: 100, OutputTokens: 5, CacheInputTokens: 32}},
+			[]openai.Option{openai.WithProfile(openai.ProfileMoonshot)}, message.Usage{InputTokens: 100, OutputTokens: 5, CacheInputTokens: 32}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := sse(`{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}]}`,
@@ -122,7 +122,7 @@ func TestUsageVariants(t *testing.T) {
 	body := sse(`{"choices":[{"index":0,"delta":{"content":"x"}}],"usage":{"prompt_tokens":5,"completion_tokens":1}}`,
 		`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}`, "[DONE]")
 	r := streamChat(t, body, "text/event-stream")
-	if u := r.acc.Usage(); u == nil || *u != (model.Usage{InputTokens: 5, OutputTokens: 2}) {
+	if u := r.acc.Usage(); u == nil || *u != (message.Usage{InputTokens: 5, OutputTokens: 2}) {
 		t.Errorf("usage %+v", u)
 	}
 }
@@ -217,7 +217,7 @@ func TestResponsesEncryptedReasoningReplay(t *testing.T) {
 	}
 	// Arguments that were never streamed as deltas come from .done.
 	checkContent(t, r.acc.Content(), "First part.\n\nSecond.", "Let me look.", []wantCall{{"call_1", "weather", `{"location":"Rome"}`}})
-	if u := r.acc.Usage(); u == nil || *u != (model.Usage{InputTokens: 9, OutputTokens: 8, CacheInputTokens: 4}) {
+	if u := r.acc.Usage(); u == nil || *u != (message.Usage{InputTokens: 9, OutputTokens: 8, CacheInputTokens: 4}) {
 		t.Errorf("usage %+v", u)
 	}
 	first := parseJSON(t, srv.Requests()[0].Body).(map[string]any)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 )
 
@@ -224,7 +225,7 @@ func parseParts(c map[string]json.RawMessage) ([]Part, error) {
 	return nil, nil
 }
 
-func parseUsage(r json.RawMessage) (*model.Usage, error) {
+func parseUsage(r json.RawMessage) (*message.Usage, error) {
 	var u struct {
 		In    *int64 `json:"input_tokens"`
 		Out   *int64 `json:"output_tokens"`
@@ -240,5 +241,5 @@ func parseUsage(r json.RawMessage) (*model.Usage, error) {
 		}
 		return *p
 	}
-	return &model.Usage{InputTokens: v(u.In), OutputTokens: v(u.Out), CacheInputTokens: v(u.Cache), CacheCreationInputTokens: v(u.Creat)}, nil
+	return &message.Usage{InputTokens: v(u.In), OutputTokens: v(u.Out), CacheInputTokens: v(u.Cache), CacheCreationInputTokens: v(u.Creat)}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/agent/coop"
+	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 )
 
@@ -34,7 +35,7 @@ type Part struct {
 // failure (Err), or a pause.
 type Step struct {
 	Parts []Part
-	Usage *model.Usage
+	Usage *message.Usage
 	// Err is yielded at this position; context.Canceled simulates a
 	// cancellation inside the provider's stream.
 	Err error
@@ -104,7 +105,7 @@ func Fail(err error) Step { return Step{Err: err} }
 
 // WithUsage returns s reporting usage.
 func (s Step) WithUsage(input, output int64) Step {
-	s.Usage = &model.Usage{InputTokens: input, OutputTokens: output}
+	s.Usage = &message.Usage{InputTokens: input, OutputTokens: output}
 	return s
 }
 
@@ -192,13 +193,13 @@ func (m *Model) Rewind() {
 type compiled struct {
 	turn  Turn
 	steps []cstep
-	final []model.Part // the complete content, for Explicit and NonStreaming
-	usage *model.Usage // the last usage reported
+	final []model.Part   // the complete content, for Explicit and NonStreaming
+	usage *message.Usage // the last usage reported
 }
 
 type cstep struct {
 	parts []model.Part
-	usage *model.Usage
+	usage *message.Usage
 	err   error
 	pause time.Duration
 	isP   bool

@@ -16,7 +16,7 @@ import (
 	"github.com/agentscope-go/agentscope/stamp"
 )
 
-// Wire returns the bytes of a file in the shared pack's fixtures/wire.
+// Wire returns the bytes of a file in testdata/fixtures/wire.
 func Wire(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(fixture.Path(t, "fixtures", "wire", name))

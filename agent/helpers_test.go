@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/agent"
-	"github.com/agentscope-go/agentscope/agent/coop"
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
@@ -68,11 +67,11 @@ func makeTool(t testing.TB, s toolSpec) tool.Tool {
 	return tl
 }
 
-// sleeper waits d through coop (interruptible), then answers.
+// sleeper waits d (interruptible), then answers.
 func sleeper(d time.Duration) tool.CallFunc {
 	return func(ctx context.Context, _ map[string]any) iter.Seq2[tool.Chunk, error] {
 		return func(yield func(tool.Chunk, error) bool) {
-			if err := coop.Sleep(ctx, d); err != nil {
+			if err := sleepCtx(ctx, d); err != nil {
 				yield(tool.Chunk{}, err)
 				return
 			}
@@ -301,4 +300,16 @@ func normalizeJSON(s string) string {
 		return fmt.Sprintf(`"<id:%d>"`, n)
 	})
 	return tsRE.ReplaceAllString(s, "<ts>")
+}
+
+// sleepCtx is how a plain Go tool waits: d, or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

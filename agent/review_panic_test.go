@@ -9,7 +9,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentscope-go/agentscope/agent"
-	"github.com/agentscope-go/agentscope/agent/coop"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/tool"
 )
@@ -38,7 +37,7 @@ func TestPanickingActingMiddleware(t *testing.T) {
 			}()
 			r = reply(t, context.Background(), a, user("go"))
 		}()
-		if !errors.Is(r.err, coop.ErrPanicked) {
+		if !errors.Is(r.err, agent.ErrPanicked) {
 			t.Fatalf("concurrent=%v: err %v", concurrent, r.err)
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentscope-go/agentscope/agent"
-	"github.com/agentscope-go/agentscope/agent/coop"
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model/scripted"
@@ -28,13 +27,13 @@ func TestConcurrentBatchStress(t *testing.T) {
 			kind, _ := in["input"].(string)
 			switch kind {
 			case "sleep":
-				if err := coop.Sleep(ctx, time.Duration(rand.IntN(3))*time.Millisecond); err != nil {
+				if err := sleepCtx(ctx, time.Duration(rand.IntN(3))*time.Millisecond); err != nil {
 					yield(tool.Chunk{}, err)
 					return
 				}
 			case "stream":
 				for i := range 3 {
-					if coop.Sleep(ctx, 0) != nil || !yield(tool.Text(fmt.Sprint(i)), nil) {
+					if sleepCtx(ctx, time.Duration(rand.IntN(2))*time.Millisecond) != nil || !yield(tool.Text(fmt.Sprint(i)), nil) {
 						return
 					}
 				}

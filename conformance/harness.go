@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/agent"
-	"github.com/agentscope-go/agentscope/agent/coop"
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/internal/ojson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -86,9 +86,9 @@ func build(spec *ojson.Object, src stamp.Source) (*harness, error) {
 		InterruptionMessage:      getStr(ac, "interruption_message", ""),
 		InterruptionReturnsError: getBool(ac, "interruption_raise_cancelled_error", false),
 		Stamp:                    src,
-		// The harness tools all wait through coop, so preemption only
-		// matters for pathological hosts; keep it out of the way.
-		Preemption: 5 * time.Second,
+		// The period after which a tool that has not produced its next
+		// chunk counts as awaiting (see await).
+		Preemption: preemption,
 		Logger:     slog.New(slog.DiscardHandler),
 	}
 	// stop_on_reject has no effect in the reference either, and the
@@ -168,23 +168,14 @@ func build(spec *ojson.Object, src stamp.Source) (*harness, error) {
 	return &harness{agent: a, model: m, name: name}, nil
 }
 
-// pyStr is Python's str() of a JSON value, for injected extra fields.
-func pyStr(v any) string {
-	switch t := v.(type) {
-	case string:
-		return t
-	case bool:
-		if t {
-			return "True"
-		}
-		return "False"
-	case nil:
-		return "None"
-	case json.Number:
-		return pyDumps(t, false)
-	}
-	return pyDumps(v, false)
+// pyDumps is the reference's json.dumps(v, sort_keys=sortKeys), written by
+// the engine's own json.dumps writer so that the two cannot differ.
+func pyDumps(v any, sortKeys bool) string {
+	return pyjson.Dumps(pyjson.FromAny(v), pyjson.DumpOptions{EnsureASCII: true, SortKeys: sortKeys})
 }
+
+// pyStr is Python's str() of a JSON value, for injected extra fields.
+func pyStr(v any) string { return pyjson.Str(pyjson.FromAny(v)) }
 
 // scriptedTool builds one tool of the harness (§ "Scripted tools").
 func scriptedTool(to *ojson.Object) (tool.Tool, error) {
@@ -271,7 +262,7 @@ func behavior(name, kind string, beh *ojson.Object) (tool.CallFunc, error) {
 		text := getStr(beh, "text", "slept")
 		return func(ctx context.Context, _ map[string]any) iter.Seq2[tool.Chunk, error] {
 			return func(yield func(tool.Chunk, error) bool) {
-				if err := coop.Sleep(ctx, d); err != nil {
+				if err := await(ctx, d); err != nil {
 					yield(tool.Chunk{}, err)
 					return
 				}
@@ -316,14 +307,14 @@ func behavior(name, kind string, beh *ojson.Object) (tool.CallFunc, error) {
 				emitted := false
 				for _, s := range steps {
 					if s.isP {
-						if err := coop.Sleep(ctx, s.pause); err != nil {
+						if err := await(ctx, s.pause); err != nil {
 							yield(tool.Chunk{}, err)
 							return
 						}
 						continue
 					}
 					if emitted && between {
-						if err := coop.Sleep(ctx, 0); err != nil {
+						if err := await(ctx, 0); err != nil { // asyncio.sleep(0)
 							yield(tool.Chunk{}, err)
 							return
 						}
@@ -339,6 +330,34 @@ func behavior(name, kind string, beh *ojson.Object) (tool.CallFunc, error) {
 		}, nil
 	}
 	return nil, specErr("tools."+name, "unknown behavior %q", kind)
+}
+
+// preemption is the harness agents' preemption period: a tool of a
+// concurrent batch that has not produced its next chunk (or returned)
+// after this long counts as awaiting, and its siblings run.
+const preemption = 20 * time.Millisecond
+
+// minAwait is the shortest wait the harness's tools make for an await of
+// the reference's tools. The engine sees a plain Go tool await only by its
+// silence, which must clearly outlast the preemption period; so an
+// asyncio.sleep(0) or a short sleep is played as a wait of minAwait.
+const minAwait = 5 * preemption
+
+// await plays a reference tool's `await asyncio.sleep(d)` in plain Go: a
+// wait of at least minAwait that ends early, with ctx's error, when ctx is
+// done (a cancellation already pending is reported at once).
+func await(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t := time.NewTimer(max(d, minAwait))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // toolFailure is the error a scripted "error" tool raises.

@@ -23,11 +23,11 @@ var (
 // than the interval, or in the future) and the task reminder. The
 // context-length field needs token counting and context compression, which
 // this engine does not do; it never fires.
-func (r *run) injectRuntimeState() bool {
+func (r *run) injectRuntimeState() error {
 	a, st := r.a, r.a.st
 	ic := &a.inject
 	if !ic.InjectRuntimeState {
-		return true
+		return nil
 	}
 	var fields []Field
 	loc, err := time.LoadLocation(ic.Timezone)
@@ -42,7 +42,7 @@ func (r *run) injectRuntimeState() bool {
 		fields = append(fields, Field{"tasks", text})
 	}
 	if len(fields) == 0 {
-		return true
+		return nil
 	}
 	fields = append(fields, ic.ExtraFields...)
 	lines := make([]string, len(fields))
@@ -50,13 +50,13 @@ func (r *run) injectRuntimeState() bool {
 		lines[i] = "<" + f.Key + ">" + fmt.Sprint(f.Value) + "</" + f.Key + ">"
 	}
 	text := strings.ReplaceAll(ic.Template, "{runtime_state}", strings.Join(lines, "\n"))
-	h := &block.Hint{Hint: block.PlainBody(text), Source: ic.Source}
+	h := block.NewHint(text, ic.Source)
 	block.Fill(h, a.src)
 	st.AppendContext(a.src, a.name, h)
 	if !ic.EmitHintEvent {
-		return true
+		return nil
 	}
-	return r.emit(&event.HintBlock{ReplyID: r.replyID, BlockID: h.ID, Source: h.Source, Hint: h.Hint.Clone()})
+	return r.out.emit(&event.HintBlock{ReplyID: r.replyID, BlockID: h.ID, Source: h.Source, Hint: h.Hint.Clone()})
 }
 
 // injectedHints yields the text of earlier runtime-state hints, newest
@@ -70,7 +70,7 @@ func (r *run) injectedHints() []string {
 		}
 		for _, b := range m.Content {
 			h, ok := b.(*block.Hint)
-			if !ok || h.Source != a.inject.Source {
+			if !ok || h.Source.String != a.inject.Source {
 				continue
 			}
 			if h.Hint.Plain {

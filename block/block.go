@@ -85,10 +85,10 @@ func IsNil(b Block) bool {
 // key: a fresh id and now. A key present with "" keeps "" (only an absent
 // key takes the default), so decoding and re-encoding never changes a value.
 func fillAbsent(o *wire.Object, id, createdAt *string) {
-	if _, ok := o.Fields["id"]; !ok && id != nil {
+	if !o.Has("id") && id != nil {
 		*id = stamp.Default.NewID()
 	}
-	if _, ok := o.Fields["created_at"]; !ok {
+	if !o.Has("created_at") {
 		*createdAt = stamp.Default.Now()
 	}
 }
@@ -112,15 +112,43 @@ func decodeBodyBlock(data []byte) (Block, error) {
 	return decode(data, []Kind{KindText, KindData})
 }
 
-func decode(data []byte, allowed []Kind) (Block, error) {
-	t, err := wire.PeekType(data)
+// objectDecoder is a block that decodes from an already scanned object.
+type objectDecoder interface {
+	Block
+	decodeObject(o *wire.Object) error
+}
+
+func unmarshalBlock(b objectDecoder, typ string, data []byte) error {
+	o, err := wire.Borrow(typ, data)
 	if err != nil {
+		return err
+	}
+	defer o.Release()
+	return b.decodeObject(o)
+}
+
+// typeNames are the FieldError names of the blocks, by kind.
+var typeNames = map[Kind]string{
+	KindText: "text block", KindThinking: "thinking block", KindData: "data block",
+	KindHint: "hint block", KindToolCall: "tool_call block", KindToolResult: "tool_result block",
+}
+
+func decode(data []byte, allowed []Kind) (Block, error) {
+	// One scan serves both the type and the block's fields; text the
+	// scanner rejects, and unusual "type" keys, get PeekType's errors.
+	o, err := wire.Borrow("", data)
+	if err != nil {
+		_, err = wire.PeekType(data)
 		return nil, fmt.Errorf("block: %w", err)
 	}
-	var b interface {
-		Block
-		json.Unmarshaler
+	defer o.Release()
+	t, ok := o.PlainType()
+	if !ok {
+		if t, err = wire.PeekType(data); err != nil {
+			return nil, fmt.Errorf("block: %w", err)
+		}
 	}
+	var b objectDecoder
 	switch Kind(t) {
 	case KindText:
 		b = new(Text)
@@ -140,7 +168,8 @@ func decode(data []byte, allowed []Kind) (Block, error) {
 	if allowed != nil && !containsKind(allowed, Kind(t)) {
 		return nil, fmt.Errorf("%w: %q is not allowed here (want text or data)", ErrUnknownKind, t)
 	}
-	if err := b.UnmarshalJSON(data); err != nil {
+	o.Type = typeNames[Kind(t)]
+	if err := b.decodeObject(o); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -218,10 +247,10 @@ func strField(dst []byte, name, v string) []byte {
 	return wire.AppendString(dst, v)
 }
 
-func nullField(dst []byte, name, v string) []byte {
+func nullField(dst []byte, name string, v NullString) []byte {
 	dst = append(dst, ',')
 	dst = wire.AppendKey(dst, name)
-	return wire.AppendNullString(dst, v)
+	return wire.AppendNullable(dst, v.String, v.Valid)
 }
 
 func checkType(o *wire.Object, k Kind) {

@@ -242,14 +242,14 @@ func TestDecodeDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hb := h.(*block.Hint); hb.FinishedAt != "T" || len(hb.ID) != 32 {
+	if hb := h.(*block.Hint); hb.FinishedAt != block.Some("T") || len(hb.ID) != 32 {
 		t.Fatalf("%+v", hb)
 	}
 	h, err = block.Decode([]byte(`{"type":"hint","hint":"h","created_at":"T","finished_at":null}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hb := h.(*block.Hint); hb.FinishedAt != "" {
+	if hb := h.(*block.Hint); hb.FinishedAt.Valid {
 		t.Fatalf("%+v", hb)
 	}
 	// Only absent keys take defaults: an explicit "" survives a round trip.
@@ -356,7 +356,7 @@ func TestFill(t *testing.T) {
 	}
 	h := block.NewHint("h", "")
 	block.Fill(h, src)
-	if h.FinishedAt != "T" || h.CreatedAt != "T" {
+	if h.FinishedAt != block.Some("T") || h.CreatedAt != "T" {
 		t.Fatalf("%+v", h)
 	}
 	// A nil source falls back to the default one.

@@ -210,9 +210,9 @@ func NormalizeURL(u string) (string, error) {
 type Data struct {
 	ID         string
 	Source     Source
-	Name       string // "" = null
+	Name       NullString
 	CreatedAt  string
-	FinishedAt string // "" = null
+	FinishedAt NullString
 }
 
 // NewData returns a data block.
@@ -257,17 +257,15 @@ func (b *Data) AppendJSON(dst []byte) []byte {
 
 func (b *Data) MarshalJSON() ([]byte, error) { return marshal(b) }
 
-func (b *Data) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("data block", data)
-	if err != nil {
-		return err
-	}
+func (b *Data) UnmarshalJSON(data []byte) error { return unmarshalBlock(b, "data block", data) }
+
+func (b *Data) decodeObject(o *wire.Object) error {
 	checkType(o, KindData)
 	*b = Data{}
 	o.StringOr("id", &b.ID, "")
-	o.NullString("name", &b.Name)
+	o.Nullable("name", &b.Name.String, &b.Name.Valid)
 	o.StringOr("created_at", &b.CreatedAt, "")
-	o.NullString("finished_at", &b.FinishedAt)
+	o.Nullable("finished_at", &b.FinishedAt.String, &b.FinishedAt.Valid)
 	raw, ok := o.Raw("source")
 	if !ok || raw == nil {
 		o.Fail("source", "required")
@@ -286,10 +284,11 @@ func (b *Data) UnmarshalJSON(data []byte) error {
 
 // DecodeSource decodes a base64 or url source.
 func DecodeSource(data []byte) (Source, error) {
-	o, err := wire.ParseObject("data source", data)
+	o, err := wire.Borrow("data source", data)
 	if err != nil {
 		return nil, err
 	}
+	defer o.Release()
 	var typ, mt string
 	o.StringOr("type", &typ, "")
 	o.String("media_type", &mt)

@@ -1,7 +1,6 @@
 package block
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 
@@ -14,7 +13,7 @@ type Text struct {
 	ID         string
 	Text       string
 	CreatedAt  string
-	FinishedAt string // "" = null
+	FinishedAt NullString
 	g          grower
 }
 
@@ -48,17 +47,15 @@ func (b *Text) AppendJSON(dst []byte) []byte {
 
 func (b *Text) MarshalJSON() ([]byte, error) { return marshal(b) }
 
-func (b *Text) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("text block", data)
-	if err != nil {
-		return err
-	}
+func (b *Text) UnmarshalJSON(data []byte) error { return unmarshalBlock(b, "text block", data) }
+
+func (b *Text) decodeObject(o *wire.Object) error {
 	checkType(o, KindText)
 	*b = Text{}
 	o.String("text", &b.Text)
 	o.StringOr("id", &b.ID, "")
 	o.StringOr("created_at", &b.CreatedAt, "")
-	o.NullString("finished_at", &b.FinishedAt)
+	o.Nullable("finished_at", &b.FinishedAt.String, &b.FinishedAt.Valid)
 	if err := o.Err(); err != nil {
 		return err
 	}
@@ -73,7 +70,7 @@ type Thinking struct {
 	ID         string
 	Thinking   string
 	CreatedAt  string
-	FinishedAt string // "" = null
+	FinishedAt NullString
 	Extra      []Extra
 	g          grower
 }
@@ -157,52 +154,25 @@ func (b *Thinking) MarshalJSON() ([]byte, error) { return marshal(b) }
 
 var thinkingDeclared = map[string]bool{"type": true, "thinking": true, "id": true, "created_at": true, "finished_at": true}
 
-func (b *Thinking) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("thinking block", data)
-	if err != nil {
-		return err
-	}
+func (b *Thinking) UnmarshalJSON(data []byte) error { return unmarshalBlock(b, "thinking block", data) }
+
+func (b *Thinking) decodeObject(o *wire.Object) error {
 	checkType(o, KindThinking)
 	*b = Thinking{}
 	o.String("thinking", &b.Thinking)
 	o.StringOr("id", &b.ID, "")
 	o.StringOr("created_at", &b.CreatedAt, "")
-	o.NullString("finished_at", &b.FinishedAt)
+	o.Nullable("finished_at", &b.FinishedAt.String, &b.FinishedAt.Valid)
 	if err := o.Err(); err != nil {
 		return err
 	}
 	// Extras keep the order they arrived in; map iteration would lose it.
-	keys, err := objectKeys(data)
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
+	for _, k := range o.Keys() {
 		if !thinkingDeclared[k] {
-			b.Extra = append(b.Extra, Extra{Key: k, Value: json.RawMessage(wire.AppendCompact(nil, o.Fields[k]))})
+			v, _ := o.Value(k)
+			b.Extra = append(b.Extra, Extra{Key: k, Value: json.RawMessage(wire.AppendCompact(nil, v))})
 		}
 	}
 	fillAbsent(o, &b.ID, &b.CreatedAt)
 	return nil
-}
-
-// objectKeys lists the keys of a JSON object in document order.
-func objectKeys(data []byte) ([]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		k, _ := t.(string)
-		keys = append(keys, k)
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
-		}
-	}
-	return keys, nil
 }

@@ -9,27 +9,6 @@ import (
 	"github.com/agentscope-go/agentscope/stamp"
 )
 
-// ToolCallState is where a tool call is in its lifecycle:
-// pending → asking → allowed → submitted → finished.
-type ToolCallState string
-
-// Tool-call states.
-const (
-	CallPending   ToolCallState = "pending"
-	CallAsking    ToolCallState = "asking"
-	CallAllowed   ToolCallState = "allowed"
-	CallSubmitted ToolCallState = "submitted"
-	CallFinished  ToolCallState = "finished"
-)
-
-func (s ToolCallState) valid() bool {
-	switch s {
-	case CallPending, CallAsking, CallAllowed, CallSubmitted, CallFinished:
-		return true
-	}
-	return false
-}
-
 // ToolResultState is the outcome of a tool call.
 type ToolResultState string
 
@@ -74,7 +53,7 @@ func (b Behavior) valid() bool {
 // tool-specific pattern (RuleContent "" is the wire null: the whole tool).
 type PermissionRule struct {
 	ToolName    string
-	RuleContent string
+	RuleContent NullString // null: the whole tool
 	Behavior    Behavior
 	Source      string
 }
@@ -95,13 +74,17 @@ func (r PermissionRule) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil)
 
 // UnmarshalJSON decodes a rule; rule_content must be present (it may be null).
 func (r *PermissionRule) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("permission rule", data)
+	o, err := wire.Borrow("permission rule", data)
 	if err != nil {
 		return err
 	}
+	defer o.Release()
 	*r = PermissionRule{}
 	o.String("tool_name", &r.ToolName)
-	o.RequiredNullString("rule_content", &r.RuleContent)
+	if !o.Has("rule_content") {
+		o.Fail("rule_content", "required")
+	}
+	o.Nullable("rule_content", &r.RuleContent.String, &r.RuleContent.Valid)
 	var b string
 	o.String("behavior", &b)
 	o.String("source", &r.Source)
@@ -134,7 +117,7 @@ type ToolCall struct {
 	State          ToolCallState // "" is written as "pending"
 	SuggestedRules []PermissionRule
 	CreatedAt      string
-	FinishedAt     string // "" = null
+	FinishedAt     NullString
 	// Extra holds provider fields that must travel with the call back to
 	// the same provider (Gemini's "thought_signature", which Gemini 3
 	// requires on the echoed functionCall part). It lives in memory only:
@@ -199,10 +182,10 @@ func (b *ToolCall) AppendJSON(dst []byte) []byte {
 func (b *ToolCall) MarshalJSON() ([]byte, error) { return marshal(b) }
 
 func (b *ToolCall) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("tool_call block", data)
-	if err != nil {
-		return err
-	}
+	return unmarshalBlock(b, "tool_call block", data)
+}
+
+func (b *ToolCall) decodeObject(o *wire.Object) error {
 	checkType(o, KindToolCall)
 	*b = ToolCall{}
 	o.String("id", &b.ID)
@@ -215,7 +198,7 @@ func (b *ToolCall) UnmarshalJSON(data []byte) error {
 		o.Fail("state", "unknown tool call state %q", st)
 	}
 	o.StringOr("created_at", &b.CreatedAt, "")
-	o.NullString("finished_at", &b.FinishedAt)
+	o.Nullable("finished_at", &b.FinishedAt.String, &b.FinishedAt.Valid)
 	rules := o.Array("suggested_rules", false)
 	if err := o.Err(); err != nil {
 		return err
@@ -239,7 +222,7 @@ type ToolResult struct {
 	State      ToolResultState // "" is written as "running"
 	Metadata   map[string]any
 	CreatedAt  string
-	FinishedAt string // "" = null
+	FinishedAt NullString
 }
 
 func (*ToolResult) Kind() Kind        { return KindToolResult }
@@ -284,10 +267,10 @@ func (b *ToolResult) AppendJSON(dst []byte) []byte {
 func (b *ToolResult) MarshalJSON() ([]byte, error) { return marshal(b) }
 
 func (b *ToolResult) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("tool_result block", data)
-	if err != nil {
-		return err
-	}
+	return unmarshalBlock(b, "tool_result block", data)
+}
+
+func (b *ToolResult) decodeObject(o *wire.Object) error {
 	checkType(o, KindToolResult)
 	*b = ToolResult{}
 	o.String("id", &b.ID)
@@ -298,10 +281,10 @@ func (b *ToolResult) UnmarshalJSON(data []byte) error {
 	if o.Err() == nil && !b.State.Valid() {
 		o.Fail("state", "unknown tool result state %q", st)
 	}
-	o.Map("metadata", &b.Metadata)
+	o.Metadata("metadata", &b.Metadata)
 	o.StringOr("created_at", &b.CreatedAt, "")
-	o.NullString("finished_at", &b.FinishedAt)
-	raw, ok := o.Fields["output"]
+	o.Nullable("finished_at", &b.FinishedAt.String, &b.FinishedAt.Valid)
+	raw, ok := o.Value("output")
 	if !ok {
 		o.Fail("output", "required")
 	}
@@ -354,13 +337,14 @@ func (b Body) MarshalJSON() ([]byte, error) { return b.AppendJSON(nil), nil }
 
 // UnmarshalJSON accepts a string or an array of text/data blocks.
 func (b *Body) UnmarshalJSON(data []byte) error {
-	var s string
-	if err := json.Unmarshal(data, &s); err == nil && len(data) > 0 && data[0] == '"' {
-		*b = PlainBody(s)
-		return nil
+	if len(data) > 0 && data[0] == '"' {
+		if s, ok := wire.DecodeString(data); ok {
+			*b = PlainBody(s)
+			return nil
+		}
 	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(data, &raws); err != nil || raws == nil {
+	raws, ok := wire.SplitArray(data)
+	if !ok {
 		return fmt.Errorf("expected a string or a list of text/data blocks")
 	}
 	out := make([]Block, 0, len(raws))
@@ -380,20 +364,27 @@ func (b *Body) UnmarshalJSON(data []byte) error {
 type Hint struct {
 	Hint       Body
 	ID         string
-	Source     string // "" = null; by convention a small JSON object as a string
+	Source     NullString // by convention a small JSON object as a string
 	CreatedAt  string
-	FinishedAt string // "" = null; Fill sets it to CreatedAt
+	FinishedAt NullString // Fill sets it to CreatedAt
 }
 
-// NewHint returns a hint block with a plain string body.
-func NewHint(text, source string) *Hint { return &Hint{Hint: PlainBody(text), Source: source} }
+// NewHint returns a hint block with a plain string body; source "" is null
+// (set Source to Some("") for an empty one).
+func NewHint(text, source string) *Hint {
+	h := &Hint{Hint: PlainBody(text)}
+	if source != "" {
+		h.Source = Some(source)
+	}
+	return h
+}
 
 func (*Hint) Kind() Kind        { return KindHint }
 func (b *Hint) BlockID() string { return b.ID }
 func (b *Hint) fill(src stamp.Source) {
 	fillIDTime(&b.ID, &b.CreatedAt, src)
-	if b.FinishedAt == "" {
-		b.FinishedAt = b.CreatedAt
+	if !b.FinishedAt.Valid {
+		b.FinishedAt = Some(b.CreatedAt)
 	}
 	for _, c := range b.Hint.Blocks {
 		fill(c, src)
@@ -419,22 +410,20 @@ func (b *Hint) AppendJSON(dst []byte) []byte {
 
 func (b *Hint) MarshalJSON() ([]byte, error) { return marshal(b) }
 
-func (b *Hint) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("hint block", data)
-	if err != nil {
-		return err
-	}
+func (b *Hint) UnmarshalJSON(data []byte) error { return unmarshalBlock(b, "hint block", data) }
+
+func (b *Hint) decodeObject(o *wire.Object) error {
 	checkType(o, KindHint)
 	*b = Hint{}
 	o.StringOr("id", &b.ID, "")
-	o.NullString("source", &b.Source)
+	o.Nullable("source", &b.Source.String, &b.Source.Valid)
 	o.StringOr("created_at", &b.CreatedAt, "")
-	raw, ok := o.Fields["hint"]
+	raw, ok := o.Value("hint")
 	if !ok {
 		o.Fail("hint", "required")
 	}
-	_, hasFinished := o.Fields["finished_at"]
-	o.NullString("finished_at", &b.FinishedAt)
+	hasFinished := o.Has("finished_at")
+	o.Nullable("finished_at", &b.FinishedAt.String, &b.FinishedAt.Valid)
 	if err := o.Err(); err != nil {
 		return err
 	}
@@ -443,7 +432,7 @@ func (b *Hint) UnmarshalJSON(data []byte) error {
 	}
 	fillAbsent(o, &b.ID, &b.CreatedAt)
 	if !hasFinished {
-		b.FinishedAt = b.CreatedAt
+		b.FinishedAt = Some(b.CreatedAt)
 	}
 	return nil
 }

@@ -202,3 +202,35 @@ func TestPyDumps(t *testing.T) {
 		}
 	}
 }
+
+// D7: with interruption_raise_cancelled_error set, a cancellation that
+// lands in the model stream or in a tool completes the reply in the
+// reference (§6.1), so its trace is the one recorded without the option;
+// the engine then returns the cancellation, which D7 excuses — and only
+// there.
+func TestInterruptionReturnsErrorIsExcused(t *testing.T) {
+	for _, name := range []string{"cancel_during_sequential_tool", "cancel_during_concurrent_batch", "cancel_during_model_streaming_task_cancel"} {
+		g := loadGolden(t, name)
+		spec := at(t, g, "spec").(*ojson.Object)
+		if spec.Vals["agent"] == nil {
+			spec.Set("agent", obj())
+		}
+		set(t, g, true, "spec", "agent", "interruption_raise_cancelled_error")
+		got, err := record(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := at(t, got, "steps", 0, "outcome", "status"); s != "raised" {
+			t.Fatalf("%s: outcome %v, want raised (the engine returns the cancellation)", name, s)
+		}
+		if d, err := Compare(g, 2); err != nil || d != nil {
+			t.Fatalf("%s: %v %v", name, d, err)
+		}
+		// The excuse does not cover a step the reference did not cancel.
+		set(t, g, "raised", "steps", 0, "outcome", "status")
+		at(t, g, "steps", 0, "outcome").(*ojson.Object).Set("cancel", nil)
+		if d, err := Compare(g, 2); err != nil || d == nil {
+			t.Fatalf("%s: an outcome without a cancellation was excused: %v", name, err)
+		}
+	}
+}

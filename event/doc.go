@@ -13,4 +13,16 @@
 // The vocabulary that both planes share — roles, reply finish reasons and
 // ErrorInfo — is defined here, at the lower of the two layers, and used
 // under these names by package message.
+//
+// The 28 types and their methods (events.go) are generated from one table,
+// internal/gen/table.go: a field's kind there decides its Go type, how
+// AppendJSON writes it and how Decode reads it, so the encoder and the
+// decoder cannot drift apart and a new event is one table row. Edit the
+// table and run go generate; a test fails while events.go is stale.
+//
+// Decode scans the text once (package internal/wire) and reads each field
+// from the scan; the strings of one event share one allocation, which lives
+// as long as any of them.
 package event
+
+//go:generate go run ./internal/gen -o events.go

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/internal/wire"
@@ -62,19 +63,24 @@ var ErrInvalid = errors.New("invalid event")
 
 // New returns an empty event of type t.
 func New(t Type) (Event, error) {
-	if f, ok := constructors[t]; ok {
-		return f(), nil
+	if e := newEvent(t); e != nil {
+		return e, nil
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnknownType, t)
 }
+
+// objects recycles the scanned form of an event between decodes: it is
+// larger than the event itself and dead once the event is filled.
+var objects = sync.Pool{New: func() any { return new(wire.Object) }}
 
 // Decode reads one event from its wire JSON, dispatching on "type". Missing
 // id, created_at and metadata take their defaults (a fresh id, now, {});
 // missing required fields, wrong field types and unknown types are errors
 // (wire.FieldError wrapping wire.ErrField, ErrUnknownType, ErrInvalid).
 func Decode(data []byte) (Event, error) {
-	o, err := wire.ParseObject("event", data)
-	if err != nil {
+	o := objects.Get().(*wire.Object)
+	defer func() { o.Reset(); objects.Put(o) }()
+	if err := o.Parse("event", data); err != nil {
 		return nil, err
 	}
 	var t string
@@ -97,27 +103,28 @@ func decodeInto(e Event, o *wire.Object) error {
 	h := e.Header()
 	o.StringOr("id", &h.ID, "")
 	o.StringOr("created_at", &h.CreatedAt, "")
-	o.Map("metadata", &h.Metadata)
+	o.Metadata("metadata", &h.Metadata)
 	e.decode(o)
 	if err := o.Err(); err != nil {
 		return err
 	}
 	// Only absent keys take defaults: an explicit "" stays "", as in
 	// pydantic, so decoding then encoding never changes a value.
-	if _, ok := o.Fields["id"]; !ok {
+	if !o.Has("id") {
 		h.ID = stamp.Default.NewID()
 	}
-	if _, ok := o.Fields["created_at"]; !ok {
+	if !o.Has("created_at") {
 		h.CreatedAt = stamp.Default.Now()
 	}
 	return Validate(e)
 }
 
 func unmarshal(e Event, data []byte) error {
-	o, err := wire.ParseObject(string(e.Type()), data)
+	o, err := wire.Borrow(string(e.Type()), data)
 	if err != nil {
 		return err
 	}
+	defer o.Release()
 	var t string
 	o.StringOr("type", &t, string(e.Type()))
 	if t != string(e.Type()) {
@@ -128,7 +135,7 @@ func unmarshal(e Event, data []byte) error {
 
 // Validate checks constraints that go beyond field presence.
 func Validate(e Event) error {
-	if d, ok := e.(*ToolResultDataDelta); ok && (d.Data == "") == (d.URL == "") {
+	if d, ok := e.(*ToolResultDataDelta); ok && d.Data.Valid == d.URL.Valid {
 		return fmt.Errorf("%w: TOOL_RESULT_DATA_DELTA: Exactly one of `data` or `url` must be provided.", ErrInvalid)
 	}
 	return nil
@@ -156,11 +163,11 @@ func fstr(dst []byte, name, v string) []byte {
 	return wire.AppendString(dst, v)
 }
 
-func fnull(dst []byte, name, v string) []byte {
+func fnull(dst []byte, name string, v block.NullString) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, name...)
 	dst = append(dst, '"', ':')
-	return wire.AppendNullString(dst, v)
+	return wire.AppendNullable(dst, v.String, v.Valid)
 }
 
 func fint(dst []byte, name string, v int64) []byte {

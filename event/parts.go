@@ -52,11 +52,12 @@ func decodeConfirms(o *wire.Object, name string) []ConfirmResult {
 	raws := o.Array(name, true)
 	out := make([]ConfirmResult, 0, len(raws))
 	for i, r := range raws {
-		co, err := wire.ParseObject("confirm result", r)
+		co, err := wire.Borrow("confirm result", r)
 		if err != nil {
 			o.Fail(name, "element %d: %v", i, err)
 			return nil
 		}
+		defer co.Release()
 		var c ConfirmResult
 		co.Bool("confirmed", &c.Confirmed, true)
 		call, ok := co.Raw("tool_call")
@@ -116,6 +117,13 @@ func decodeResults(o *wire.Object, name string) []*block.ToolResult {
 	return out
 }
 
+func appendErrorInfo(dst []byte, e *ErrorInfo) []byte {
+	if e == nil {
+		return append(dst, "null"...)
+	}
+	return e.AppendJSON(dst)
+}
+
 func decodeErrorInfo(o *wire.Object, name string) *ErrorInfo {
 	raw, ok := o.Raw(name)
 	if !ok || raw == nil {
@@ -130,7 +138,7 @@ func decodeErrorInfo(o *wire.Object, name string) *ErrorInfo {
 }
 
 func decodeBody(o *wire.Object, name string, p *block.Body) {
-	raw, ok := o.Fields[name]
+	raw, ok := o.Value(name)
 	if !ok {
 		o.Fail(name, "required")
 		return

@@ -146,10 +146,11 @@ func (e *ErrorInfo) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), ni
 
 // UnmarshalJSON decodes an ErrorInfo.
 func (e *ErrorInfo) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("error", data)
+	o, err := wire.Borrow("error", data)
 	if err != nil {
 		return err
 	}
+	defer o.Release()
 	var t string
 	o.StringOr("type", &t, string(ErrUnknown))
 	o.String("message", &e.Message)

@@ -1,6 +1,7 @@
 package message_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -127,7 +128,7 @@ func TestFoldConfirmationStates(t *testing.T) {
 	if calls[0].State != block.CallAsking || calls[1].State != block.CallAsking || calls[2].State != block.CallPending {
 		t.Fatalf("after ask: %s %s %s", calls[0].State, calls[1].State, calls[2].State)
 	}
-	if len(calls[0].SuggestedRules) != 1 || calls[0].SuggestedRules[0].RuleContent != "ls:*" {
+	if len(calls[0].SuggestedRules) != 1 || calls[0].SuggestedRules[0].RuleContent != block.Some("ls:*") {
 		t.Fatalf("rules: %+v", calls[0].SuggestedRules)
 	}
 	// Edited name/input in the answer are not applied; c is not asking, so
@@ -187,7 +188,7 @@ func TestFoldUsageAndEnd(t *testing.T) {
 	}
 	// A later REPLY_END (a resumed reply) replaces reason and clears error.
 	apply(t, m, evs(t, `REPLY_END {"session_id":"s"}`))
-	if m.FinishedReason != event.ReplyCompleted || m.Error != nil || m.FinishedAt != "T0" {
+	if m.FinishedReason != event.ReplyCompleted || m.Error != nil || m.FinishedAt != block.Some("T0") {
 		t.Fatalf("%+v", m)
 	}
 }
@@ -267,7 +268,7 @@ func TestFoldDuplicateIDsFirstWins(t *testing.T) {
 		`TEXT_BLOCK_END {"block_id":"b"}`,
 	))
 	ts := message.BlocksOf[*block.Text](m)
-	if ts[0].Text != "x" || ts[1].Text != "" || ts[0].FinishedAt != "T3" || ts[1].FinishedAt != "" {
+	if ts[0].Text != "x" || ts[1].Text != "" || ts[0].FinishedAt != block.Some("T3") || ts[1].FinishedAt.Valid {
 		t.Fatalf("%s", contentJSON(m))
 	}
 }
@@ -290,8 +291,21 @@ func TestNilBlocksInContent(t *testing.T) {
 	if err := m.Validate(); !errors.Is(err, message.ErrNilBlock) {
 		t.Errorf("Validate: %v", err)
 	}
+	// AppendJSON cannot fail: it writes the nil blocks as null, as
+	// documented; MarshalJSON (and so json.Marshal) refuses the Msg.
 	if got := string(m.AppendJSON(nil)); !strings.Contains(got, `"content":[null,null,{"type":"text"`) {
 		t.Errorf("JSON: %s", got)
+	}
+	if b, err := m.MarshalJSON(); !errors.Is(err, message.ErrNilBlock) || b != nil {
+		t.Errorf("MarshalJSON: %s, %v; want ErrNilBlock", b, err)
+	}
+	if _, err := json.Marshal(m); !errors.Is(err, message.ErrNilBlock) {
+		t.Errorf("json.Marshal: %v; want ErrNilBlock", err)
+	}
+	nested := &message.Msg{Role: event.RoleAssistant, ID: "r", Content: []block.Block{
+		&block.ToolResult{ID: "c", Name: "f", Output: block.BlocksBody(block.NewText("ok"), nil)}}}
+	if _, err := nested.MarshalJSON(); !errors.Is(err, message.ErrNilBlock) || !strings.Contains(err.Error(), "content[0].body[1]") {
+		t.Errorf("MarshalJSON of a nil block in a tool result: %v", err)
 	}
 	if c := m.Clone(); c.Content[0] != nil || c.Content[1] != nil || len(c.Content) != 3 {
 		t.Errorf("Clone: %#v", c.Content)
@@ -318,5 +332,21 @@ func TestNilBlocksInContent(t *testing.T) {
 		if got := string(event.Marshal(e)); !strings.Contains(got, `:[null]}`) {
 			t.Errorf("%s: %s", e.Type(), got)
 		}
+	}
+}
+
+// "data": "" is a valid, empty chunk: the reference appends a data block
+// with an empty base64 source (issue 7; it used to be rejected).
+func TestFoldEmptyResultData(t *testing.T) {
+	m := newReply(t)
+	apply(t, m, evs(t,
+		`TOOL_RESULT_START {"tool_call_id":"c","tool_call_name":"Bash"}`,
+		`TOOL_RESULT_DATA_DELTA {"tool_call_id":"c","block_id":"d1","media_type":"image/png","data":""}`,
+	))
+	want := `[{"type":"tool_result","id":"c","name":"Bash","output":[` +
+		`{"type":"data","id":"d1","source":{"type":"base64","data":"","media_type":"image/png"},"name":null,"created_at":"T1","finished_at":null}` +
+		`],"state":"running","metadata":{},"created_at":"T0","finished_at":null}]`
+	if got := contentJSON(m); got != want {
+		t.Fatalf("\n got %s\nwant %s", got, want)
 	}
 }

@@ -12,7 +12,10 @@ import (
 
 func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }
 
-// AppendJSON appends the message's wire JSON to dst.
+// AppendJSON appends the message's wire JSON to dst. It cannot fail, so it
+// expects a Msg that passes Validate: a nil block is written as null, which
+// no reader accepts. Where Content may hold nil, use MarshalJSON, which
+// reports it (ErrNilBlock).
 func (m *Msg) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"name":`...)
 	dst = wire.AppendString(dst, m.Name)
@@ -33,7 +36,7 @@ func (m *Msg) AppendJSON(dst []byte) []byte {
 		dst = m.Usage.AppendJSON(dst)
 	}
 	dst = append(dst, `,"finished_at":`...)
-	dst = wire.AppendNullString(dst, m.FinishedAt)
+	dst = wire.AppendNullable(dst, m.FinishedAt.String, m.FinishedAt.Valid)
 	dst = append(dst, `,"finished_reason":`...)
 	dst = wire.AppendNullString(dst, string(m.FinishedReason))
 	dst = append(dst, `,"structured_output":`...)
@@ -47,17 +50,51 @@ func (m *Msg) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// MarshalJSON returns the message's wire JSON.
-func (m *Msg) MarshalJSON() ([]byte, error) { return m.AppendJSON(make([]byte, 0, 512)), nil }
+// MarshalJSON returns the message's wire JSON, or an error wrapping
+// ErrNilBlock (naming the position) when Content, or the body of a tool
+// result or hint in it, holds a nil block: AppendJSON, which cannot fail,
+// writes such a block as null, and no reader (the reference's pydantic
+// models included) accepts a null block. json.Marshal and everything built
+// on MarshalJSON therefore refuse such a Msg instead of writing it.
+func (m *Msg) MarshalJSON() ([]byte, error) {
+	if err := noNilBlocks("content", m.Content); err != nil {
+		return nil, err
+	}
+	return m.AppendJSON(make([]byte, 0, 512)), nil
+}
+
+func noNilBlocks(path string, content []block.Block) error {
+	for i, b := range content {
+		var body []block.Block
+		switch b := b.(type) {
+		case *block.ToolResult:
+			if b != nil {
+				body = b.Output.Blocks
+			}
+		case *block.Hint:
+			if b != nil {
+				body = b.Hint.Blocks
+			}
+		}
+		if block.IsNil(b) {
+			return fmt.Errorf("%s[%d]: %w", path, i, ErrNilBlock)
+		}
+		if err := noNilBlocks(fmt.Sprintf("%s[%d].body", path, i), body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // UnmarshalJSON decodes a message and checks the role rules. Missing ids and
 // created_at take fresh values from stamp.Default, as the reference's
 // defaults do.
 func (m *Msg) UnmarshalJSON(data []byte) error {
-	o, err := wire.ParseObject("message", data)
+	o, err := wire.Borrow("message", data)
 	if err != nil {
 		return err
 	}
+	defer o.Release()
 	*m = Msg{}
 	o.String("name", &m.Name)
 	var role string
@@ -66,7 +103,7 @@ func (m *Msg) UnmarshalJSON(data []byte) error {
 	o.StringOr("id", &m.ID, "")
 	o.Map("metadata", &m.Metadata)
 	o.StringOr("created_at", &m.CreatedAt, "")
-	o.NullString("finished_at", &m.FinishedAt)
+	o.Nullable("finished_at", &m.FinishedAt.String, &m.FinishedAt.Valid)
 	var reason string
 	o.NullString("finished_reason", &reason)
 	m.FinishedReason = event.ReplyReason(reason)
@@ -76,10 +113,11 @@ func (m *Msg) UnmarshalJSON(data []byte) error {
 	o.Map("structured_output", &m.StructuredOutput)
 	content := o.Array("content", true)
 	if raw, ok := o.Raw("usage"); ok && raw != nil {
-		u, err := wire.ParseObject("usage", raw)
+		u, err := wire.Borrow("usage", raw)
 		if err != nil {
 			return err
 		}
+		defer u.Release()
 		m.Usage = new(Usage)
 		u.Int("input_tokens", &m.Usage.InputTokens, true, 0)
 		u.Int("output_tokens", &m.Usage.OutputTokens, true, 0)
@@ -107,10 +145,10 @@ func (m *Msg) UnmarshalJSON(data []byte) error {
 		m.Content = append(m.Content, b)
 	}
 	// Only absent keys take defaults; an explicit "" stays "".
-	if _, ok := o.Fields["id"]; !ok {
+	if !o.Has("id") {
 		m.ID = stamp.Default.NewID()
 	}
-	if _, ok := o.Fields["created_at"]; !ok {
+	if !o.Has("created_at") {
 		m.CreatedAt = stamp.Default.Now()
 	}
 	return m.Validate()

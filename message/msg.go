@@ -41,9 +41,9 @@ func (u *Usage) AppendJSON(dst []byte) []byte {
 
 // Msg is one message: who said it, in which role, and what (Content).
 //
-// Nullable fields use Go zero values for null: "" for FinishedAt and
-// FinishedReason, nil for Usage, StructuredOutput and Error. A nil Metadata
-// is written as {}.
+// Nullable fields use Go zero values for null: the zero block.NullString
+// for FinishedAt, "" for FinishedReason (which has no "" value), nil for
+// Usage, StructuredOutput and Error. A nil Metadata is written as {}.
 type Msg struct {
 	Name             string
 	Content          []block.Block
@@ -52,7 +52,7 @@ type Msg struct {
 	Metadata         map[string]any
 	CreatedAt        string
 	Usage            *Usage
-	FinishedAt       string
+	FinishedAt       block.NullString
 	FinishedReason   event.ReplyReason
 	StructuredOutput map[string]any
 	Error            *event.ErrorInfo
@@ -119,7 +119,7 @@ type Option func(*options)
 type options struct {
 	src              stamp.Source
 	id, created      string
-	finished         *string
+	finished         *block.NullString
 	reason           event.ReplyReason
 	metadata         map[string]any
 	usage            *Usage
@@ -135,8 +135,8 @@ func WithID(id string) Option { return func(o *options) { o.id = id } }
 // WithCreatedAt sets created_at.
 func WithCreatedAt(ts string) Option { return func(o *options) { o.created = ts } }
 
-// WithFinishedAt sets finished_at ("" for null).
-func WithFinishedAt(ts string) Option { return func(o *options) { o.finished = &ts } }
+// WithFinishedAt sets finished_at (the zero NullString for null).
+func WithFinishedAt(ts block.NullString) Option { return func(o *options) { o.finished = &ts } }
 
 // WithFinishedReason sets finished_reason.
 func WithFinishedReason(r event.ReplyReason) Option { return func(o *options) { o.reason = r } }
@@ -191,7 +191,7 @@ func build(name string, role event.Role, content []block.Block, finishedNow bool
 	case o.finished != nil:
 		m.FinishedAt = *o.finished
 	case finishedNow:
-		m.FinishedAt = m.CreatedAt
+		m.FinishedAt = block.Some(m.CreatedAt)
 	}
 	return m, nil
 }

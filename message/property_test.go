@@ -23,6 +23,7 @@ type replyStream struct {
 	events []event.Event
 	text   map[string]string // text and thinking block id → joined deltas
 	input  map[string]string // tool-call id → joined argument fragments
+	starts map[string]int    // tool-call id → TOOL_CALL_STARTs (re-opened calls have several)
 	data   map[string][]byte // data block id → joined raw bytes
 }
 
@@ -46,6 +47,17 @@ func (g *streamGen) str(label string) string {
 	return rapid.StringN(0, 6, -1).Draw(g.t, label)
 }
 
+// nullStr draws null, "" or a short string: the wire keeps all three apart.
+func (g *streamGen) nullStr(label string) block.NullString {
+	switch rapid.IntRange(0, 2).Draw(g.t, label+" kind") {
+	case 0:
+		return block.NullString{}
+	case 1:
+		return block.Some("")
+	}
+	return block.Some(g.str(label))
+}
+
 func (g *streamGen) raw(label string, min int) []byte {
 	return rapid.SliceOfN(rapid.Byte(), min, 40).Draw(g.t, label)
 }
@@ -58,7 +70,7 @@ func drawReply(t *rapid.T) *replyStream {
 	g := &streamGen{
 		t:   t,
 		src: stamp.NewSequence(time.Date(2026, 8, 22, 9, 14, 4, 0, time.Local)),
-		s:   &replyStream{text: map[string]string{}, input: map[string]string{}, data: map[string][]byte{}},
+		s:   &replyStream{text: map[string]string{}, input: map[string]string{}, starts: map[string]int{}, data: map[string][]byte{}},
 	}
 	g.emit(&event.ReplyStart{SessionID: "s", ReplyID: "r", Name: "Friday"})
 	for range rapid.IntRange(1, 3).Draw(t, "model calls") {
@@ -87,7 +99,7 @@ func drawReply(t *rapid.T) *replyStream {
 			g.answer(c)
 		}
 		if rapid.Bool().Draw(t, "hint") {
-			g.emit(&event.HintBlock{ReplyID: "r", BlockID: g.id("h"), Source: g.str("hint source"), Hint: block.PlainBody(g.str("hint"))})
+			g.emit(&event.HintBlock{ReplyID: "r", BlockID: g.id("h"), Source: g.nullStr("hint source"), Hint: block.PlainBody(g.str("hint"))})
 		}
 	}
 	if rapid.IntRange(0, 4).Draw(t, "ended") > 0 {
@@ -137,13 +149,19 @@ func (g *streamGen) block(calls *[]*block.ToolCall) []event.Event {
 	case 3:
 		callID := "call_" + id
 		name := rapid.SampledFrom([]string{"Bash", "Read", "external"}).Draw(t, "tool")
-		seq = append(seq, &event.ToolCallStart{ReplyID: "r", ToolCallID: callID, ToolCallName: name})
-		for range n {
-			d := g.str("input")
-			g.s.input[callID] += d
-			seq = append(seq, &event.ToolCallDelta{ReplyID: "r", ToolCallID: callID, Delta: d})
+		// Other blocks' events interleave with these: a call whose
+		// fragments another block came between is closed and re-opened
+		// with a second START repeating its name (§3.4).
+		for range rapid.IntRange(1, 2).Draw(t, "opened") {
+			g.s.starts[callID]++
+			seq = append(seq, &event.ToolCallStart{ReplyID: "r", ToolCallID: callID, ToolCallName: name})
+			for range n {
+				d := g.str("input")
+				g.s.input[callID] += d
+				seq = append(seq, &event.ToolCallDelta{ReplyID: "r", ToolCallID: callID, Delta: d})
+			}
+			seq = append(seq, &event.ToolCallEnd{ReplyID: "r", ToolCallID: callID})
 		}
-		seq = append(seq, &event.ToolCallEnd{ReplyID: "r", ToolCallID: callID})
 		*calls = append(*calls, &block.ToolCall{ID: callID, Name: name})
 	}
 	return seq
@@ -160,7 +178,7 @@ func (g *streamGen) answer(c *block.ToolCall) {
 	case 0:
 		g.result(c)
 	case 1:
-		rules := []block.PermissionRule{{ToolName: c.Name, RuleContent: g.str("rule"), Behavior: block.Allow, Source: "suggested"}}
+		rules := []block.PermissionRule{{ToolName: c.Name, RuleContent: g.nullStr("rule"), Behavior: block.Allow, Source: "suggested"}}
 		g.emit(&event.RequireUserConfirm{ReplyID: "r", ToolCalls: []*block.ToolCall{call(block.CallAsking, rules)}})
 		ok := rapid.Bool().Draw(t, "confirmed")
 		var keep []block.PermissionRule
@@ -205,10 +223,10 @@ func (g *streamGen) resultDeltas(c *block.ToolCall) {
 			g.emit(&event.ToolResultTextDelta{ReplyID: "r", ToolCallID: c.ID, Delta: g.str("result text")})
 		case 1:
 			g.emit(&event.ToolResultDataDelta{ReplyID: "r", ToolCallID: c.ID, BlockID: g.id("d"), MediaType: "image/png",
-				Data: base64.StdEncoding.EncodeToString(g.raw("result data", 1))})
+				Data: block.Some(base64.StdEncoding.EncodeToString(g.raw("result data", 0)))}) // "" included
 		case 2:
 			g.emit(&event.ToolResultDataDelta{ReplyID: "r", ToolCallID: c.ID, BlockID: g.id("d"), MediaType: "image/png",
-				URL: "https://example.com/" + g.id("u") + ".png"})
+				URL: block.Some("https://example.com/" + g.id("u") + ".png")})
 		}
 	}
 	st := rapid.SampledFrom([]block.ToolResultState{block.ResultSuccess, block.ResultError, block.ResultInterrupted, block.ResultDenied}).Draw(t, "state")
@@ -289,6 +307,24 @@ func checkModel(t *rapid.T, s *replyStream, m *message.Msg) {
 		c, ok := m.Find(block.KindToolCall, id).(*block.ToolCall)
 		if !ok || c.Input != want {
 			t.Fatalf("tool call %s: want input %q, have %v", id, want, c)
+		}
+	}
+	// Every START appends a block; fragments and ENDs go to the first block
+	// of the id, so a re-opened call's later blocks keep its name, no input.
+	for id, n := range s.starts {
+		var same []*block.ToolCall
+		for _, b := range m.Content {
+			if c, ok := b.(*block.ToolCall); ok && c.ID == id {
+				same = append(same, c)
+			}
+		}
+		if len(same) != n {
+			t.Fatalf("tool call %s: %d blocks for %d STARTs", id, len(same), n)
+		}
+		for _, c := range same[1:] {
+			if c.Name != same[0].Name || c.Input != "" || !bytes.Contains(c.AppendJSON(nil), []byte(`"finished_at":null`)) {
+				t.Fatalf("tool call %s re-opened as %+v", id, c)
+			}
 		}
 	}
 	for id, want := range s.data {

@@ -264,15 +264,15 @@ func TestMsgDecodeDefaults(t *testing.T) {
 func TestFactories(t *testing.T) {
 	src := &fixedSource{}
 	u := message.UserText("u", "hi", message.WithStamp(src))
-	if u.FinishedAt != u.CreatedAt || u.Role != event.RoleUser {
+	if u.FinishedAt != block.Some(u.CreatedAt) || u.Role != event.RoleUser {
 		t.Fatalf("user: %+v", u)
 	}
 	a := message.AssistantText("a", "hi", message.WithStamp(src), message.WithUsage(message.Usage{InputTokens: 1, OutputTokens: 2}),
 		message.WithStructuredOutput(map[string]any{"k": "v"}), message.WithFinishedReason(event.ReplyReason("completed")))
-	if a.FinishedAt != "" || a.Usage.OutputTokens != 2 || a.StructuredOutput["k"] != "v" {
+	if a.FinishedAt.Valid || a.Usage.OutputTokens != 2 || a.StructuredOutput["k"] != "v" {
 		t.Fatalf("assistant: %+v", a)
 	}
-	s := message.SystemText("s", "be brief", message.WithID("sys"), message.WithCreatedAt("C"), message.WithFinishedAt(""), message.WithMetadata(map[string]any{"x": 1}))
+	s := message.SystemText("s", "be brief", message.WithID("sys"), message.WithCreatedAt("C"), message.WithFinishedAt(block.NullString{}), message.WithMetadata(map[string]any{"x": 1}))
 	want := `{"name":"s","content":[{"type":"text","text":"be brief","id":"` + s.Content[0].BlockID() + `","created_at":"` + s.Content[0].(*block.Text).CreatedAt + `","finished_at":null}],"role":"system","id":"sys","metadata":{"x":1},"created_at":"C","usage":null,"finished_at":null,"finished_reason":null,"structured_output":null,"error":null}`
 	if got := string(s.AppendJSON(nil)); got != want {
 		t.Fatalf("\n got %s\nwant %s", got, want)

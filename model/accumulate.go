@@ -129,7 +129,10 @@ func (a *Accumulator) newBlock(p *Part) block.Block {
 	case PartToolCall:
 		return &block.ToolCall{ID: id, Name: p.Name, State: block.CallPending, SuggestedRules: []block.PermissionRule{}, CreatedAt: now}
 	case PartData:
-		d := &block.Data{ID: id, Name: p.Name, CreatedAt: now}
+		d := &block.Data{ID: id, CreatedAt: now}
+		if p.Name != "" { // providers name no block ""
+			d.Name = block.Some(p.Name)
+		}
 		if p.URL != "" {
 			d.Source = &block.URL{URL: p.URL, MediaType: p.MediaType}
 		} else {
@@ -140,6 +143,16 @@ func (a *Accumulator) newBlock(p *Part) block.Block {
 	default:
 		return &block.Text{ID: id, CreatedAt: now}
 	}
+}
+
+// ToolCall returns the tool call accumulated under id so far (shared, not
+// copied), or nil.
+func (a *Accumulator) ToolCall(id string) *block.ToolCall {
+	if i, ok := a.index[partKey{PartToolCall, id}]; ok {
+		c, _ := a.content[i].(*block.ToolCall)
+		return c
+	}
+	return nil
 }
 
 // Content returns the accumulated blocks (shared, not copied).

@@ -13,6 +13,13 @@
 // ctx.Err(): a stream that simply stops is a finished response, so the
 // consumer can always tell an interrupted call from a short answer.
 //
+// Every adapter bounds its HTTP calls with Timeouts (connecting, the wait
+// for the response headers, the silence between chunks; WithTimeouts in
+// each adapter, provider.WithTimeouts for any URI), so a server that
+// accepts a call and never answers ends it with a connection error, and
+// logs its retries and notices through the logger given to its WithLogger.
+// An *Error's Attempts counts the requests made, retries included.
+//
 // Provider adapters live in sub-packages (model/openai, model/anthropic,
 // model/gemini, model/ollama); model/scripted plays scripted turns for tests
 // and the demo.

@@ -192,7 +192,11 @@ type Error struct {
 	Status     int           // HTTP status, if any
 	Message    string        // the provider's message, kept verbatim
 	RetryAfter time.Duration // from Retry-After, if given
-	Err        error         // the underlying error, if any
+	// Attempts is how many HTTP requests the adapter made for the call,
+	// its own retries included; 0 when no request was counted (a setup
+	// error, a scripted model).
+	Attempts int
+	Err      error // the underlying error, if any
 }
 
 func (e *Error) Error() string {
@@ -223,11 +227,14 @@ func (e *Error) Retryable() bool {
 	return false
 }
 
-// Info converts the error for a REPLY_END event.
+// Info converts an error for a REPLY_END event
+// (event.NewReplyEndError): the type of the *Error it wraps, else unknown,
+// and the whole error text, so that the context around a model failure
+// ("model … failed after 4 attempt(s): …") is kept.
 func Info(err error) *event.ErrorInfo {
 	var me *Error
 	if errors.As(err, &me) {
-		return &event.ErrorInfo{Type: me.Type, Message: me.Error()}
+		return &event.ErrorInfo{Type: me.Type, Message: err.Error()}
 	}
 	return &event.ErrorInfo{Type: event.ErrUnknown, Message: err.Error()}
 }

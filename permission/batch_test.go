@@ -110,8 +110,8 @@ func TestBatchRules(t *testing.T) {
 	}
 	// Only surfaced non-safety asks contribute rules.
 	want := []block.PermissionRule{
-		{ToolName: "t", RuleContent: "git", Behavior: block.Allow, Source: "suggested"},
-		{ToolName: "t", RuleContent: "npm", Behavior: block.Allow, Source: "suggested"},
+		{ToolName: "t", RuleContent: block.Some("git"), Behavior: block.Allow, Source: "suggested"},
+		{ToolName: "t", RuleContent: block.Some("npm"), Behavior: block.Allow, Source: "suggested"},
 	}
 	if got := b.Kept(); !reflect.DeepEqual(got, want) {
 		t.Errorf("kept %+v", got)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/internal/fixture"
 	"github.com/agentscope-go/agentscope/internal/wire"
 	"github.com/agentscope-go/agentscope/permission"
@@ -114,7 +115,7 @@ func TestContextJSONKeyOrderAndContent(t *testing.T) {
 		`"ask_rules":{"q\"uote":[{"tool_name":"q\"uote","rule_content":null,"behavior":"ask","source":"s"}]}}`)
 	pc := roundTrip(t, raw)
 	if pc.Mode != permission.ModeAcceptEdits || pc.WorkingDirectories["/a"].Source != "userSettings" ||
-		len(pc.AllowRules["Zed"]) != 2 || pc.AllowRules["Zed"][0].RuleContent != "x:*" || pc.AllowRules["Alpha"] == nil {
+		len(pc.AllowRules["Zed"]) != 2 || pc.AllowRules["Zed"][0].RuleContent != block.Some("x:*") || pc.AllowRules["Alpha"] == nil {
 		t.Errorf("decoded %+v", pc)
 	}
 

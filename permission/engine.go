@@ -207,7 +207,7 @@ func firstMatch(rules []block.PermissionRule, s Subject, input map[string]any) (
 
 // ruleReason renders the reference's f"Rule: {rule_content}", where a null
 // content prints as Python's None.
-func ruleReason(r block.PermissionRule) string { return "Rule: " + pyStr(r.RuleContent) }
+func ruleReason(r block.PermissionRule) string { return "Rule: " + r.RuleContent.Or("None") }
 
 func pyStr(s string) string {
 	if s == "" {

@@ -179,7 +179,7 @@ func engineCases() []engineCase {
 	add(engineCase{name: "content allow rule does not match", mode: permission.ModeDefault, tool: prefixTool, input: npm, wantCalls: 1,
 		rules: []block.PermissionRule{rule("t", "git", A)},
 		want: permission.Decision{Behavior: K, Message: msgRequired, Reason: "Mode: default",
-			SuggestedRules: []block.PermissionRule{{ToolName: "t", RuleContent: "npm", Behavior: A, Source: "suggested"}}}})
+			SuggestedRules: []block.PermissionRule{{ToolName: "t", RuleContent: block.Some("npm"), Behavior: A, Source: "suggested"}}}})
 	add(engineCase{name: "first matching deny rule names its content", mode: permission.ModeDefault, tool: prefixTool, input: git,
 		rules: []block.PermissionRule{rule("t", "npm", D), rule("t", "git", D), rule("t", "", D)},
 		want:  permission.Decision{Behavior: D, Message: msgDenied, Reason: "Rule: git"}})

@@ -34,7 +34,7 @@ func ExampleEngine_Check() {
 	d = e.Check(ctx, tool, map[string]any{"command": "git push"})
 	fmt.Println(d.Behavior, "-", d.Message)
 
-	e.AddRule(block.PermissionRule{ToolName: "Shell", RuleContent: "rm", Behavior: block.Deny, Source: "userSettings"})
+	e.AddRule(block.PermissionRule{ToolName: "Shell", RuleContent: block.Some("rm"), Behavior: block.Deny, Source: "userSettings"})
 	d = e.Check(ctx, tool, map[string]any{"command": "rm -rf build"})
 	fmt.Println(d.Behavior, "-", d.Message, "-", d.Reason)
 	// Output:

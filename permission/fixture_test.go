@@ -129,7 +129,7 @@ func checkExpectation(t *testing.T, c fixtureCase, d permission.Decision) {
 		t.Errorf("message %q contains none of %q", d.Message, c.MessageAny)
 	}
 	for _, want := range c.SuggestedInclude {
-		if !slices.ContainsFunc(d.SuggestedRules, func(r block.PermissionRule) bool { return r.RuleContent == want }) {
+		if !slices.ContainsFunc(d.SuggestedRules, func(r block.PermissionRule) bool { return r.RuleContent == block.Some(want) }) {
 			t.Errorf("suggested rules %+v lack content %q", d.SuggestedRules, want)
 		}
 	}

@@ -41,7 +41,7 @@ func (s *scripted) SuggestRules(input map[string]any) []block.PermissionRule {
 	}
 	cmd, _ := input["cmd"].(string)
 	word, _, _ := strings.Cut(cmd, " ")
-	return []block.PermissionRule{{ToolName: s.ToolName, RuleContent: word, Behavior: block.Allow, Source: permission.SourceSuggested}}
+	return []block.PermissionRule{{ToolName: s.ToolName, RuleContent: block.Some(word), Behavior: block.Allow, Source: permission.SourceSuggested}}
 }
 
 func newTool(name string, own block.Behavior) *scripted {
@@ -60,7 +60,11 @@ func safetyTool(name string) *scripted {
 }
 
 func rule(tool, content string, b block.Behavior) block.PermissionRule {
-	return block.PermissionRule{ToolName: tool, RuleContent: content, Behavior: b, Source: "test"}
+	r := block.PermissionRule{ToolName: tool, Behavior: b, Source: "test"}
+	if content != "" { // "" stands for null here
+		r.RuleContent = block.Some(content)
+	}
+	return r
 }
 
 func engineWith(mode permission.Mode, rules ...block.PermissionRule) *permission.Engine {

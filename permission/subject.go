@@ -6,13 +6,11 @@ import (
 	"github.com/agentscope-go/agentscope/block"
 )
 
-// Subject is the permission-facing side of a tool: what the engine needs to
-// judge one invocation. Tools implement it (usually by embedding [Defaults]
-// and overriding what their policy needs); input is the tool's parsed JSON
-// arguments and must not be modified.
-type Subject interface {
-	// Name is the tool name rules are keyed by.
-	Name() string
+// Policy is a tool's own permission behaviour: what the engine asks a tool
+// about one invocation. It is optional for tools: a tool that does not
+// implement it is judged by [Defaults], the reference's generic-tool policy.
+// input is the tool's parsed JSON arguments and must not be modified.
+type Policy interface {
 	// ReadOnly reports whether this invocation only reads; read-only
 	// invocations are allowed after deny/ask rules in every mode.
 	ReadOnly(input map[string]any) bool
@@ -29,10 +27,18 @@ type Subject interface {
 	SuggestRules(input map[string]any) []block.PermissionRule
 }
 
+// Subject is one tool as the engine judges it: the name its rules are
+// keyed by, and its policy. [Defaults] is the Subject of a generic tool;
+// package tool's PermissionSubject gives any tool's.
+type Subject interface {
+	Name() string
+	Policy
+}
+
 // Defaults gives a generic tool the reference's base behaviour: never
 // read-only unless IsReadOnly, the tool's own check always a non-safety ASK,
 // rules with content never match, and one tool-level allow suggestion.
-// Embed it and override methods for a richer policy.
+// Embed it and override the methods a richer policy needs.
 type Defaults struct {
 	ToolName   string
 	IsReadOnly bool
@@ -79,5 +85,7 @@ func Covers(r block.PermissionRule, s Subject, input map[string]any) bool {
 // matches is the engine's rule test; the tool name is implied by the map
 // the rule was found under.
 func matches(r block.PermissionRule, s Subject, input map[string]any) bool {
-	return r.RuleContent == "" || s.MatchRule(r.RuleContent, input)
+	// null and "" both name the whole tool (the reference stores "" for
+	// tools without a content matcher).
+	return r.RuleContent.String == "" || s.MatchRule(r.RuleContent.String, input)
 }

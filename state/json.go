@@ -131,7 +131,7 @@ func (t *Task) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `,"id":`...)
 	dst = wire.AppendString(dst, t.ID)
 	dst = append(dst, `,"owner":`...)
-	dst = wire.AppendNullString(dst, t.Owner)
+	dst = wire.AppendNullable(dst, t.Owner.String, t.Owner.Valid)
 	dst = append(dst, `,"blocks":`...)
 	dst = wire.AppendAny(dst, nonNil(t.Blocks))
 	dst = append(dst, `,"blocked_by":`...)
@@ -337,17 +337,18 @@ func (t *TasksContext) decode(data json.RawMessage) error {
 }
 
 func (t *Task) decode(data json.RawMessage) error {
-	o, err := wire.ParseObject("task", data)
+	o, err := wire.Borrow("task", data)
 	if err != nil {
 		return err
 	}
+	defer o.Release()
 	o.String("subject", &t.Subject)
 	o.StringOr("description", &t.Description, "")
 	o.Map("metadata", &t.Metadata)
 	o.StringOr("created_at", &t.CreatedAt, "")
 	o.StringOr("state", &t.State, TaskPending)
 	o.StringOr("id", &t.ID, "")
-	o.NullString("owner", &t.Owner)
+	o.Nullable("owner", &t.Owner.String, &t.Owner.Valid)
 	if err := o.Err(); err != nil {
 		return err
 	}
@@ -357,7 +358,7 @@ func (t *Task) decode(data json.RawMessage) error {
 		return fmt.Errorf("state: unknown value %q", t.State)
 	}
 	for name, p := range map[string]*[]string{"blocks": &t.Blocks, "blocked_by": &t.BlockedBy} {
-		if v, ok := o.Fields[name]; ok && !isNull(v) {
+		if v, ok := o.Raw(name); ok && v != nil {
 			if err := json.Unmarshal(v, p); err != nil {
 				return fmt.Errorf("%s: expected an array of strings", name)
 			}

@@ -85,7 +85,7 @@ type Task struct {
 	CreatedAt   string
 	State       string
 	ID          string
-	Owner       string // "" = null
+	Owner       block.NullString
 	Blocks      []string
 	BlockedBy   []string
 }
@@ -160,16 +160,6 @@ func (s *AgentState) AppendContext(src stamp.Source, name string, blocks ...bloc
 	return m
 }
 
-// hasResult reports whether m holds a tool result for id.
-func hasResult(m *message.Msg, id string) bool {
-	for _, b := range m.Content {
-		if r, ok := b.(*block.ToolResult); ok && r.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
 // AwaitingToolCalls returns the calls of the tail message (an assistant
 // message by name, any reply) that wait for a human (asking) or for an
 // external executor (submitted, without a result yet), in content order.
@@ -178,22 +168,7 @@ func (s *AgentState) AwaitingToolCalls(name string) []*block.ToolCall {
 	if m == nil {
 		return nil
 	}
-	var out []*block.ToolCall
-	for _, b := range m.Content {
-		c, ok := b.(*block.ToolCall)
-		if !ok {
-			continue
-		}
-		switch c.State {
-		case block.CallAsking:
-			out = append(out, c)
-		case block.CallSubmitted:
-			if !hasResult(m, c.ID) {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
+	return block.AwaitingCalls(m.Content)
 }
 
 // HasAwaitingToolCalls reports whether AwaitingToolCalls is non-empty.
@@ -208,31 +183,13 @@ func (s *AgentState) UnfinishedToolCalls(name string) []*block.ToolCall {
 	if m == nil {
 		return nil
 	}
-	return unfinished(m)
-}
-
-func unfinished(m *message.Msg) []*block.ToolCall {
-	var out []*block.ToolCall
-	for _, b := range m.Content {
-		if c, ok := b.(*block.ToolCall); ok && !hasResult(m, c.ID) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return block.UnfinishedCalls(m.Content)
 }
 
 // HasUnfinishedToolCalls reports whether UnfinishedToolCalls is non-empty.
 func (s *AgentState) HasUnfinishedToolCalls(name string) bool {
 	m := s.ReplyMsg(name)
-	if m == nil {
-		return false
-	}
-	for _, b := range m.Content {
-		if c, ok := b.(*block.ToolCall); ok && !hasResult(m, c.ID) {
-			return true
-		}
-	}
-	return false
+	return m != nil && block.HasUnfinishedCalls(m.Content)
 }
 
 // Clone returns a deep copy.

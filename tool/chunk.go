@@ -204,7 +204,7 @@ func mergeData(have, add *block.Data) error {
 	if as.MediaType != "" {
 		hs.MediaType = as.MediaType
 	}
-	if add.Name != "" {
+	if add.Name.String != "" {
 		have.Name = add.Name
 	}
 	incoming := as.Data()

@@ -5,6 +5,9 @@
 //	agentscope run --model URI PROMPT     one agent reply, streamed (demo, openai:…, anthropic:…, gemini:…, ollama:…)
 //	agentscope fold < events.jsonl       fold one reply's events into its Msg
 //	agentscope conformance PATH...       run golden conformance traces against the engine
+//	agentscope version                   the build's version (also --version)
+//
+// Flags may come before or after a command's arguments; "--" ends them.
 //
 // Each subcommand lives in its own file and registers itself from an init
 // function, so adding one never touches another's file:
@@ -13,7 +16,8 @@
 //		register("NAME", command{Summary: "one line for help", Usage: "[flags] ARGS", Run: runNAME})
 //	}
 //
-// runNAME parses its flags with inv.Flags and parseFlags (which answer -h),
+// runNAME parses its flags with inv.Flags and parseFlags (which answer -h
+// and accept flags after the arguments),
 // reads and writes only through inv so that tests can run it in process,
 // and returns exitOK, exitFailure (the job failed) or exitUsage (bad usage
 // or bad input).

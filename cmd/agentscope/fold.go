@@ -85,13 +85,13 @@ var errNoStart = errors.New("the stream does not start with REPLY_START (pass -r
 // created_at is the first event's, so the same stream always prints the
 // same Msg. Blank lines are ignored.
 func foldStream(ctx context.Context, r io.Reader, opts foldOptions) (*message.Msg, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	lines := lineReader{br: bufio.NewReaderSize(r, 64<<10)}
 	var m *message.Msg
 	for lineNo := 1; ; lineNo++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		line, readErr := br.ReadBytes('\n')
+		line, readErr := lines.next()
 		if readErr != nil && readErr != io.EOF {
 			return nil, fmt.Errorf("reading events: %w", readErr)
 		}
@@ -141,4 +141,28 @@ func startMsg(e event.Event, opts foldOptions) (*message.Msg, error) {
 		}
 	}
 	return message.AssistantMsg(name, nil, message.WithID(id), message.WithCreatedAt(e.Header().CreatedAt))
+}
+
+// lineReader hands out lines without a copy per line: a line that fits the
+// reader's buffer is a slice of it, a longer one is gathered in long, which
+// is reused. A line is valid until the next call (event.Decode keeps
+// nothing of its input).
+type lineReader struct {
+	br   *bufio.Reader
+	long []byte
+}
+
+// next returns the next line, its '\n' included; io.EOF comes with the
+// last line, which may be empty.
+func (l *lineReader) next() ([]byte, error) {
+	line, err := l.br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return line, err
+	}
+	l.long = append(l.long[:0], line...)
+	for err == bufio.ErrBufferFull {
+		line, err = l.br.ReadSlice('\n')
+		l.long = append(l.long, line...)
+	}
+	return l.long, err
 }

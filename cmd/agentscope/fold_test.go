@@ -226,3 +226,23 @@ func TestFoldFixtureWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldLongLines: a line longer than the read buffer (a 3 MB base64
+// delta) folds whole, and so does a last line without a newline.
+func TestFoldLongLines(t *testing.T) {
+	chunk := strings.Repeat("QUJD", 3<<20/4*3/3) // 3 MiB of base64 ("ABC"…)
+	lines := []string{
+		`{"id":"e1","created_at":"C","type":"REPLY_START","session_id":"s","reply_id":"r","name":"n"}`,
+		`{"id":"e2","created_at":"C","type":"DATA_BLOCK_START","reply_id":"r","block_id":"b","media_type":"image/png"}`,
+		`{"id":"e3","created_at":"C","type":"DATA_BLOCK_DELTA","reply_id":"r","block_id":"b","media_type":"image/png","data":"` + chunk + `"}`,
+		`{"id":"e4","created_at":"C","type":"DATA_BLOCK_DELTA","reply_id":"r","block_id":"b","media_type":"image/png","data":"REVG"}`,
+	}
+	m, err := foldStream(context.Background(), strings.NewReader(strings.Join(lines, "\n")), foldOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(m.AppendJSON(nil))
+	if !strings.Contains(out, `"data":"`+chunk+`REVG"`) {
+		t.Fatalf("folded data is not the two chunks (output %d bytes)", len(out))
+	}
+}

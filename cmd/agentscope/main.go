@@ -102,6 +102,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch name {
 	case "-h", "-help", "--help":
 		name = "help"
+	case "-version", "--version":
+		name = "version"
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -152,14 +154,53 @@ func listCommands(w io.Writer) {
 	io.WriteString(w, b.String())
 }
 
-// parseFlags parses inv.Args with fs. done reports that the command should
-// return code now: -h was given (exitOK) or the flags were bad (exitUsage).
+// parseFlags parses inv.Args with fs. Flags may come before, between or
+// after the other arguments ("run hi --model demo"); "--" ends them. done
+// reports that the command should return code now: -h was given (exitOK)
+// or the flags were bad (exitUsage).
 func parseFlags(fs *flag.FlagSet, inv *invocation) (code int, done bool) {
-	if err := fs.Parse(inv.Args); err != nil {
+	if err := fs.Parse(flagsFirst(fs, inv.Args)); err != nil {
 		if err == flag.ErrHelp {
 			return exitOK, true
 		}
 		return exitUsage, true
 	}
 	return exitOK, false
+}
+
+// flagsFirst moves the flags of args, with their values, before the other
+// arguments, which follow a "--": package flag stops at the first
+// argument that is not a flag, and silently ignoring the flags after a
+// prompt surprises everyone. A flag fs does not know is left for Parse to
+// report; "-" alone is an argument (stdin).
+func flagsFirst(fs *flag.FlagSet, args []string) []string {
+	var flags, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			rest = append(rest, args[i+1:]...)
+			i = len(args)
+		case len(a) < 2 || a[0] != '-':
+			rest = append(rest, a)
+		default:
+			flags = append(flags, a)
+			name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+			if strings.Contains(name, "=") {
+				continue
+			}
+			f := fs.Lookup(name)
+			if f == nil {
+				continue
+			}
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				continue
+			}
+			if i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
+		}
+	}
+	return append(append(flags, "--"), rest...)
 }

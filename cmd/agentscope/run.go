@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"os"
 	"strings"
@@ -22,7 +23,7 @@ import (
 func init() {
 	register("run", command{
 		Summary: "send one prompt to a model through the agent loop and print the reply as it streams",
-		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [-v] PROMPT (or the prompt on stdin)",
+		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout DURATION] [-v] PROMPT (or the prompt on stdin)",
 		Run:     runRun,
 	})
 }
@@ -36,11 +37,19 @@ func init() {
 // anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash, ollama:qwen3,
 // openai-compatible:qwen3@http://localhost:8000/v1, …); API keys come from
 // the provider's environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY,
-// …). $AGENTSCOPE_MODEL is the default URI.
+// …). $AGENTSCOPE_MODEL is the default URI. Flags may come before or after
+// the prompt; "--" ends them, for a prompt with words that start with '-'.
+//
+// --timeout bounds how long the model may stay silent: before the response
+// starts and between two chunks (default 2m, see model.Timeouts);
+// connecting has 10s. A call that times out is a connection error.
 //
 // Exit status: 0 for a completed reply; 1 when the reply failed (the typed
 // error is printed: "agentscope run: <type>: <message>"), was interrupted
-// (Ctrl-C) or ran out of iterations; 2 for bad usage.
+// (Ctrl-C) or ran out of iterations; 2 for bad usage. With --json a failed
+// reply still ends with a REPLY_END (finished_reason "error" and the typed
+// error), as the reference's service closes it, so a consumer always sees
+// the stream close.
 func runRun(ctx context.Context, inv *invocation) int {
 	fs := inv.Flags(commands[inv.Name])
 	uri := fs.String("model", os.Getenv("AGENTSCOPE_MODEL"), "the model `URI`, e.g. openai:gpt-4.1 (default $AGENTSCOPE_MODEL)")
@@ -48,8 +57,9 @@ func runRun(ctx context.Context, inv *invocation) int {
 	baseURL := fs.String("base-url", "", "override the provider's API `URL` (e.g. http://127.0.0.1:8000/v1)")
 	system := fs.String("system", "", "the system `prompt`")
 	name := fs.String("name", "assistant", "the agent's `name`")
-	verbose := fs.Bool("v", false, "log the agent's warnings (retries, fallbacks) to stderr")
+	verbose := fs.Bool("v", false, "log the agent's and the model's warnings (retries, fallbacks) to stderr")
 	tools := fs.String("tools", "", "tool `set` to offer the model: \"demo\" (calculate, get_time) or \"none\"; default demo for --model demo, else none")
+	timeout := fs.Duration("timeout", 0, "how long the model may stay silent before its response starts and between chunks (`duration`, e.g. 30s; default 2m; connecting has 10s)")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
@@ -71,7 +81,23 @@ func runRun(ctx context.Context, inv *invocation) int {
 		return exitUsage
 	}
 
-	var popts []provider.Option
+	if *timeout < 0 {
+		inv.Errorf("--timeout must not be negative, got %v", *timeout)
+		return exitUsage
+	}
+
+	// The failure itself is printed below; the agent's and the model's
+	// logs repeat it (and tell of retries), so they are shown only on
+	// request.
+	level := slog.LevelError + 1
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: level}))
+	popts := []provider.Option{
+		provider.WithLogger(logger),
+		provider.WithTimeouts(model.Timeouts{FirstByte: *timeout, Idle: *timeout}),
+	}
 	if *baseURL != "" {
 		popts = append(popts, provider.WithBaseURL(*baseURL))
 	}
@@ -80,19 +106,12 @@ func runRun(ctx context.Context, inv *invocation) int {
 		printError(inv, err)
 		return exitFailure
 	}
-	// The failure itself is printed below; the agent's log repeats it, so
-	// it is shown only on request.
-	level := slog.LevelError + 1
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: level}))
 	tk, err := toolkitFor(*tools, m)
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitUsage
 	}
-	a, err := agent.New(*name, m, agent.WithSystemPrompt(*system), agent.WithLogger(logger), agent.WithToolkit(tk))
+	events, err := reply(ctx, replySetup{name: *name, model: m, system: *system, logger: logger, tools: tk}, prompt)
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitFailure
@@ -100,9 +119,12 @@ func runRun(ctx context.Context, inv *invocation) int {
 
 	out := bufio.NewWriter(inv.Stdout)
 	p := replyPrinter{w: out, json: *jsonOut}
-	for ev, err := range a.Stream(ctx, message.UserText("user", prompt)) {
+	for ev, err := range events {
 		if err != nil {
-			p.finish()
+			// Close the reply the agent left open, for JSON readers.
+			if werr := p.fail(err); werr != nil {
+				inv.Errorf("write: %v", werr)
+			}
 			printError(inv, err)
 			return exitFailure
 		}
@@ -136,11 +158,30 @@ func runRun(ctx context.Context, inv *invocation) int {
 	return exitOK
 }
 
+// replySetup is what the command configures its agent with.
+type replySetup struct {
+	name, system string
+	model        model.ChatModel
+	logger       *slog.Logger
+	tools        *tool.Toolkit
+}
+
+// reply starts one agent reply to a user prompt. It is the command's only
+// use of the agent API.
+func reply(ctx context.Context, s replySetup, prompt string) (iter.Seq2[event.Event, error], error) {
+	a, err := agent.New(agent.Config{Name: s.name, Model: s.model, SystemPrompt: s.system, Toolkit: s.tools, Logger: s.logger})
+	if err != nil {
+		return nil, err
+	}
+	return a.Stream(ctx, []*message.Msg{message.UserText("user", prompt)}), nil
+}
+
 // replyPrinter writes a reply's events: the text deltas as plain text, or
 // every event as a JSON line. Output is flushed per event so it streams.
 type replyPrinter struct {
 	w       *bufio.Writer
 	json    bool
+	start   *event.ReplyStart // the open reply, if any
 	end     *event.ReplyEnd
 	texts   int  // text blocks seen
 	printed bool // some text was written
@@ -149,8 +190,11 @@ type replyPrinter struct {
 }
 
 func (p *replyPrinter) event(ev event.Event) error {
-	if e, ok := ev.(*event.ReplyEnd); ok {
-		p.end = e
+	switch e := ev.(type) {
+	case *event.ReplyStart:
+		p.start, p.end = e, nil
+	case *event.ReplyEnd:
+		p.start, p.end = nil, e
 	}
 	if p.json {
 		p.buf = append(ev.AppendJSON(p.buf[:0]), '\n')
@@ -191,6 +235,19 @@ func (p *replyPrinter) event(ev event.Event) error {
 func (p *replyPrinter) write(s string) error {
 	_, err := p.w.WriteString(s)
 	return err
+}
+
+// fail ends the output after the reply stream failed with err: a reply
+// left open gets its REPLY_END(error), then the text is finished.
+func (p *replyPrinter) fail(err error) error {
+	if p.start != nil && p.json {
+		end := event.NewReplyEndError(p.start.SessionID, p.start.ReplyID, model.Info(err))
+		event.Stamp(end, nil)
+		if werr := p.event(end); werr != nil {
+			return werr
+		}
+	}
+	return p.finish()
 }
 
 // finish ends the text with a newline and flushes.

@@ -6,13 +6,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
@@ -248,5 +251,166 @@ func TestRunDemo(t *testing.T) {
 	code, _, errOut = runIn(t, "", "run", "--model", "demo", "--tools", "bogus", "hi")
 	if code != exitUsage || !strings.Contains(errOut, "unknown tool set") {
 		t.Fatalf("bad --tools: exit %d: %s", code, errOut)
+	}
+}
+
+// decodeEvents reads --json output back, failing on any bad line.
+func decodeEvents(t *testing.T, stdout string) []event.Event {
+	t.Helper()
+	var evs []event.Event
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		ev, err := event.Decode(sc.Bytes())
+		if err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// checkClosedWithError checks that a --json stream ends with the REPLY_END
+// of its REPLY_START, finished_reason "error" and the error type want, and
+// that it folds back into a failed reply.
+func checkClosedWithError(t *testing.T, stdout string, want event.ErrorType) *event.ErrorInfo {
+	t.Helper()
+	evs := decodeEvents(t, stdout)
+	if len(evs) < 2 {
+		t.Fatalf("stream %q", stdout)
+	}
+	start, ok := evs[0].(*event.ReplyStart)
+	end, ok2 := evs[len(evs)-1].(*event.ReplyEnd)
+	if !ok || !ok2 {
+		t.Fatalf("stream does not run from REPLY_START to REPLY_END:\n%s", stdout)
+	}
+	if end.ReplyID != start.ReplyID || end.SessionID != start.SessionID || end.FinishedReason != event.ReplyError ||
+		end.Error == nil || end.Error.Type != want || end.ID == "" || end.CreatedAt == "" {
+		t.Fatalf("REPLY_END %s, want error %s closing reply %s", end.AppendJSON(nil), want, start.ReplyID)
+	}
+	code, folded, errOut := runIn(t, stdout, "fold")
+	if m := decodeMsg(t, folded); code != 0 || m.FinishedReason != event.ReplyError || m.Error == nil || m.Error.Type != want {
+		t.Fatalf("fold: exit %d, %s %s", code, folded, errOut)
+	}
+	return end.Error
+}
+
+// A model that fails on every attempt: the JSON stream still closes with
+// REPLY_END(error), the error counts every request, and the retry
+// warnings go to the command's logger (shown with -v only), never to
+// slog.Default.
+func TestRunModelErrorClosesReply(t *testing.T) {
+	srv := newChatServer(t, 503, `{"error":{"message":"overloaded"}}`)
+	srv.Config.Handler = retryAfterFast(srv.Config.Handler)
+	var def bytes.Buffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&def, nil)))
+	defer slog.SetDefault(old)
+	uri := "openai-compatible:m@" + srv.URL + "/v1"
+
+	code, stdout, stderr := runIn(t, "", "run", "--json", "--model", uri, "hi")
+	if code != exitFailure {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	info := checkClosedWithError(t, stdout, event.ErrUpstream)
+	if !strings.Contains(info.Message, "failed after 4 attempt(s)") || !strings.Contains(info.Message, "overloaded") {
+		t.Errorf("error message %q", info.Message)
+	}
+	if !strings.Contains(stderr, "agentscope run: upstream: model m failed after 4 attempt(s)") || strings.Contains(stderr, "retrying") {
+		t.Errorf("stderr %q", stderr)
+	}
+	if n := len(srv.bodies); n != 4 {
+		t.Errorf("%d requests, want 4", n)
+	}
+
+	code, _, stderr = runIn(t, "", "run", "-v", "--model", uri, "hi")
+	if code != exitFailure || strings.Count(stderr, "model call failed; retrying") != 3 {
+		t.Errorf("-v: exit %d, stderr %q", code, stderr)
+	}
+	if def.Len() != 0 {
+		t.Errorf("slog.Default got %q", def.String())
+	}
+}
+
+// retryAfterFast asks for retries 1ms apart, so a test of four attempts
+// does not wait for the real backoff.
+func retryAfterFast(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "0.001")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// A server that streams one chunk and then goes silent: --timeout ends
+// the reply as a connection error instead of hanging, and the JSON stream
+// closes.
+func TestRunTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	// Without the timeout the call would hang until this deadline, and
+	// end as interrupted.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	code := run(ctx, []string{"run", "--json", "--timeout", "100ms", "--model", "openai-compatible:m@" + srv.URL + "/v1", "hi"}, strings.NewReader(""), &out, &errOut)
+	if code != exitFailure || ctx.Err() != nil || !strings.Contains(errOut.String(), "connection") || !strings.Contains(errOut.String(), "no data from the server for 100ms") {
+		t.Fatalf("exit %d (ctx %v), stderr %q", code, ctx.Err(), errOut.String())
+	}
+	checkClosedWithError(t, out.String(), event.ErrConnection)
+	if !strings.Contains(out.String(), `"delta":"Hel"`) {
+		t.Errorf("the text before the stall is missing:\n%s", out.String())
+	}
+	if code, _, stderr := runIn(t, "", "run", "--timeout", "-1s", "--model", "demo", "hi"); code != exitUsage || !strings.Contains(stderr, "--timeout") {
+		t.Errorf("negative --timeout: exit %d, %q", code, stderr)
+	}
+}
+
+// Flags after the prompt are flags, as users expect; "--" keeps words
+// that start with '-' in the prompt.
+func TestRunFlagsAfterPrompt(t *testing.T) {
+	t.Setenv("AGENTSCOPE_MODEL", "")
+	srv := newChatServer(t, 200, helloSSE)
+	code, stdout, stderr := runIn(t, "", "run", "say", "hello", "--model", "openai-compatible:qwen3@"+srv.URL+"/v1", "--system", "Be brief.")
+	if code != 0 || stdout != "Hello!\n" || stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if !strings.Contains(srv.bodies[0], `"content":"say hello"`) || !strings.Contains(srv.bodies[0], `"content":"Be brief."`) {
+		t.Errorf("body %s", srv.bodies[0])
+	}
+	code, _, stderr = runIn(t, "", "run", "--model", "openai-compatible:qwen3@"+srv.URL+"/v1", "--", "explain", "-v", "--json")
+	if code != 0 || !strings.Contains(srv.bodies[1], `"content":"explain -v --json"`) {
+		t.Errorf("after --: exit %d, %s, body %s", code, stderr, srv.bodies[1])
+	}
+	code, _, stderr = runIn(t, "", "run", "hi", "--bogus")
+	if code != exitUsage || !strings.Contains(stderr, "-bogus") {
+		t.Errorf("unknown flag after the prompt: exit %d, %q", code, stderr)
+	}
+}
+
+func TestRunUsageAndBadURIHint(t *testing.T) {
+	// Every flag the command defines is in its synopsis.
+	code, stdout, _ := runIn(t, "", "help", "run")
+	synopsis, list, _ := strings.Cut(stdout, "\n")
+	flags := regexp.MustCompile(`(?m)^  -(\S+)`).FindAllStringSubmatch(list, -1)
+	if code != 0 || len(flags) < 7 {
+		t.Fatalf("help run: exit %d\n%s", code, stdout)
+	}
+	for _, f := range flags {
+		if !regexp.MustCompile(`(^| |\[)--?` + regexp.QuoteMeta(f[1]) + `( |\])`).MatchString(synopsis) {
+			t.Errorf("synopsis %q lacks -%s", synopsis, f[1])
+		}
+	}
+	code, _, stderr := runIn(t, "", "run", "--model", "openai-compatible:foo@localhost:1", "hi")
+	if code != exitFailure || !strings.Contains(stderr, "must start with http:// or https://, e.g. openai-compatible:foo@http://localhost:1\n") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -81,6 +81,14 @@ func AppendNullString(dst []byte, s string) []byte {
 	return AppendString(dst, s)
 }
 
+// AppendNullable appends s, or null when valid is false.
+func AppendNullable(dst []byte, s string, valid bool) []byte {
+	if !valid {
+		return append(dst, "null"...)
+	}
+	return AppendString(dst, s)
+}
+
 // AppendObject appends m as a JSON object with keys in sorted order; a nil
 // map is written as {} (the wire default for metadata).
 func AppendObject(dst []byte, m map[string]any) []byte {

@@ -82,7 +82,7 @@ func (m *Model) RequestBody(req *model.Request) ([]byte, error) {
 	if err := req.ToolChoice.Validate(req.Tools); err != nil {
 		return nil, invalid(err.Error(), err)
 	}
-	system, turns, err := formatMessages(req.Messages)
+	system, turns, err := formatMessages(req.Messages, m.log())
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func (m *Model) RequestBody(req *model.Request) ([]byte, error) {
 		if forced {
 			// A forced tool choice with thinking is a 400; the forced call
 			// (structured output, mostly) matters more than the thinking.
-			slog.Warn("anthropic: forced tool_choice is incompatible with thinking; thinking disabled for this call", "model", m.model)
+			m.log().Warn("anthropic: forced tool_choice is incompatible with thinking; thinking disabled for this call", "model", m.model)
 			break
 		}
 		th := map[string]any{"type": m.thinkingMode}
@@ -243,7 +243,7 @@ func (t *turns) addResult(r toolResultPart) {
 	t.list[n-1].Content = c
 }
 
-func formatMessages(msgs []*message.Msg) (system []textPart, out []turn, err error) {
+func formatMessages(msgs []*message.Msg, log *slog.Logger) (system []textPart, out []turn, err error) {
 	var t turns
 	for mi, msg := range msgs {
 		if msg == nil {
@@ -279,7 +279,7 @@ func formatMessages(msgs []*message.Msg) (system []textPart, out []turn, err err
 				case *block.ToolCall:
 					input, repaired := toolinput.Object(b.Input)
 					if repaired {
-						slog.Warn("anthropic: tool call arguments are not a JSON object; sending the repaired value", "id", b.ID, "input", b.Input, "sent", string(input))
+						log.Warn("anthropic: tool call arguments are not a JSON object; sending the repaired value", "id", b.ID, "input", b.Input, "sent", string(input))
 					}
 					t.add("assistant", toolUsePart{"tool_use", b.ID, b.Name, input})
 				case *block.ToolResult:
@@ -287,7 +287,7 @@ func formatMessages(msgs []*message.Msg) (system []textPart, out []turn, err err
 				case *block.Hint:
 					t.add("user", bodyParts(b.Hint)...)
 				case *block.Data:
-					slog.Warn("anthropic: data in an assistant turn is not accepted by the API; left out", "id", b.ID, "media_type", b.MediaType())
+					log.Warn("anthropic: data in an assistant turn is not accepted by the API; left out", "id", b.ID, "media_type", b.MediaType())
 				}
 			}
 		default:

@@ -3,6 +3,7 @@ package gemini
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"testing"
 
@@ -22,7 +23,7 @@ func benchDecode(b *testing.B, body []byte) {
 	b.ReportAllocs()
 	runtime.ReadMemStats(&ms0)
 	for b.Loop() {
-		decode(bytes.NewReader(body), src, ids, func(model.Chunk, error) bool { return true })
+		decode(bytes.NewReader(body), src, ids, slog.Default(), func(model.Chunk, error) bool { return true })
 	}
 	runtime.ReadMemStats(&ms1)
 	n := float64(b.N * events)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
@@ -313,7 +312,7 @@ func (m *Model) assistant(c *contents, bs []block.Block) {
 		case *block.ToolCall:
 			args, repaired := toolinput.Object(b.Input)
 			if repaired {
-				slog.Warn("gemini: tool call arguments are not a JSON object; sending the repaired value", "id", b.ID, "input", b.Input, "sent", string(args))
+				m.log().Warn("gemini: tool call arguments are not a JSON object; sending the repaired value", "id", b.ID, "input", b.Input, "sent", string(args))
 			}
 			c.add("model", part{FunctionCall: &functionCall{ID: b.ID, Name: b.Name, Args: args}, ThoughtSignature: b.GetString("thought_signature")})
 			last := &c.list[len(c.list)-1]

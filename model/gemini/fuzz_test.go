@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"log/slog"
 	"testing"
 
 	"github.com/agentscope-go/agentscope/model"
@@ -19,7 +20,7 @@ func FuzzDecode(f *testing.F) {
 	src := &stamp.Fixed{Time: "t"}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		wiretest.CheckDecode(t, func(yield func(model.Chunk, error) bool) {
-			decode(bytes.NewReader(body), src, func() string { return "call" }, yield)
+			decode(bytes.NewReader(body), src, func() string { return "call" }, slog.New(slog.DiscardHandler), yield)
 		})
 	})
 }

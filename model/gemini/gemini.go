@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -62,8 +63,19 @@ func WithBaseURL(u string) Option {
 	return func(m *Model) { m.baseURL = strings.TrimSuffix(strings.TrimRight(u, "/"), "/v1beta") }
 }
 
-// WithHTTPClient sets the client used for calls (default http.DefaultClient).
+// WithHTTPClient sets the client used for calls (default: a shared client
+// whose dialer honours Timeouts.Connect). The client is used as given; the
+// first-byte and idle timeouts still apply.
 func WithHTTPClient(c *http.Client) Option { return func(m *Model) { m.client = c } }
+
+// WithTimeouts bounds connecting, the wait for the response headers and
+// the silence between chunks (zero fields: model.DefaultConnectTimeout, …;
+// negative: no limit). A call that times out fails as a connection error.
+func WithTimeouts(t model.Timeouts) Option { return func(m *Model) { m.policy.Timeouts = t } }
+
+// WithLogger sets the logger for retry warnings and formatting notices
+// (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(m *Model) { m.policy.Logger = l } }
 
 // WithRetries sets how many times a call is retried before its first byte
 // on 429, 5xx and connection errors (default 3). Other 4xx are never
@@ -138,9 +150,7 @@ func New(name string, opts ...Option) *Model {
 	for _, o := range opts {
 		o(m)
 	}
-	if m.client == nil {
-		m.client = http.DefaultClient
-	}
+	m.client = transport.Client(m.client, m.policy.Timeouts)
 	if m.src == nil {
 		m.src = stamp.Default
 	}
@@ -149,6 +159,15 @@ func New(name string, opts ...Option) *Model {
 		m.callID = func() string { return "call_" + src.NewID() }
 	}
 	return m
+}
+
+// log is the caller's logger, or slog.Default() as it is at the time of
+// the call.
+func (m *Model) log() *slog.Logger {
+	if m.policy.Logger != nil {
+		return m.policy.Logger
+	}
+	return slog.Default()
 }
 
 // Name returns the model's name.
@@ -177,7 +196,7 @@ func (m *Model) Stream(ctx context.Context, req *model.Request) iter.Seq2[model.
 			return
 		}
 		defer resp.Body.Close()
-		decode(resp.Body, m.src, m.callID, yield)
+		decode(resp.Body, m.src, m.callID, m.log(), yield)
 	}
 }
 

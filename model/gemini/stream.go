@@ -62,6 +62,7 @@ type wirePart struct {
 type decoder struct {
 	src    stamp.Source
 	callID func() string
+	log    *slog.Logger
 	// The open text or thinking block that the next part of the same kind
 	// continues; kind 0 when none is open.
 	kind     model.PartKind
@@ -71,8 +72,8 @@ type decoder struct {
 	resp     response
 }
 
-func decode(r io.Reader, src stamp.Source, callID func() string, yield func(model.Chunk, error) bool) {
-	d := &decoder{src: src, callID: callID}
+func decode(r io.Reader, src stamp.Source, callID func() string, log *slog.Logger, yield func(model.Chunk, error) bool) {
+	d := &decoder{src: src, callID: callID, log: log}
 	for ev, err := range transport.SSE(r) {
 		if err != nil {
 			yield(model.Chunk{}, transport.StreamError(Provider, err))
@@ -128,7 +129,7 @@ func (d *decoder) step(data []byte) (model.Chunk, error) {
 		if cand.FinishReason != "" {
 			d.finished = true
 			if cand.FinishReason != "STOP" && cand.FinishReason != "MAX_TOKENS" {
-				slog.Warn("gemini: response finished early", "finish_reason", cand.FinishReason)
+				d.log.Warn("gemini: response finished early", "finish_reason", cand.FinishReason)
 			}
 		}
 	}

@@ -44,9 +44,9 @@ func (m *Model) RequestBody(req *model.Request) ([]byte, error) {
 		return nil, invalid(err.Error(), err)
 	}
 	if c := req.ToolChoice; c != nil && c.Mode != "" && c.Mode != model.ChoiceAuto {
-		slog.Warn("ollama: tool_choice is not supported by the API; ignored", "mode", c.Mode)
+		m.log().Warn("ollama: tool_choice is not supported by the API; ignored", "mode", c.Mode)
 	}
-	msgs, err := formatMessages(req.Messages)
+	msgs, err := formatMessages(req.Messages, m.log())
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ type pending struct {
 
 func (p *pending) empty() bool { return len(p.text) == 0 && len(p.images) == 0 && len(p.calls) == 0 }
 
-func formatMessages(msgs []*message.Msg) ([]chatMessage, error) {
+func formatMessages(msgs []*message.Msg, log *slog.Logger) ([]chatMessage, error) {
 	out := []chatMessage{}
 	for mi, msg := range msgs {
 		if msg == nil {
@@ -124,7 +124,7 @@ func formatMessages(msgs []*message.Msg) ([]chatMessage, error) {
 				out = append(out, cm)
 			}
 		case event.RoleAssistant:
-			out = assistant(out, msg.Content)
+			out = assistant(out, msg.Content, log)
 		default:
 			return nil, invalid(fmt.Sprintf("messages[%d]: unknown role %q", mi, msg.Role), message.ErrRole)
 		}
@@ -132,7 +132,7 @@ func formatMessages(msgs []*message.Msg) ([]chatMessage, error) {
 	return out, nil
 }
 
-func assistant(out []chatMessage, bs []block.Block) []chatMessage {
+func assistant(out []chatMessage, bs []block.Block, log *slog.Logger) []chatMessage {
 	var p pending
 	var promoted []block.Block
 	var hints []chatMessage // hints that arrived while calls were unanswered
@@ -172,7 +172,7 @@ func assistant(out []chatMessage, bs []block.Block) []chatMessage {
 		case *block.ToolCall:
 			args, repaired := toolinput.Object(b.Input)
 			if repaired {
-				slog.Warn("ollama: tool call arguments are not a JSON object; sending the repaired value", "id", b.ID, "input", b.Input, "sent", string(args))
+				log.Warn("ollama: tool call arguments are not a JSON object; sending the repaired value", "id", b.ID, "input", b.Input, "sent", string(args))
 			}
 			var tc toolCall
 			tc.Function.Name, tc.Function.Arguments = b.Name, args

@@ -3,6 +3,7 @@ package ollama
 import (
 	"context"
 	"iter"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -52,8 +53,19 @@ func WithBaseURL(u string) Option {
 // behind an authenticating proxy).
 func WithAPIKey(key string) Option { return func(m *Model) { m.apiKey = key } }
 
-// WithHTTPClient sets the client used for calls (default http.DefaultClient).
+// WithHTTPClient sets the client used for calls (default: a shared client
+// whose dialer honours Timeouts.Connect). The client is used as given; the
+// first-byte and idle timeouts still apply.
 func WithHTTPClient(c *http.Client) Option { return func(m *Model) { m.client = c } }
+
+// WithTimeouts bounds connecting, the wait for the response headers and
+// the silence between chunks (zero fields: model.DefaultConnectTimeout, …;
+// negative: no limit). A call that times out fails as a connection error.
+func WithTimeouts(t model.Timeouts) Option { return func(m *Model) { m.policy.Timeouts = t } }
+
+// WithLogger sets the logger for retry warnings and formatting notices
+// (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(m *Model) { m.policy.Logger = l } }
 
 // WithRetries sets how many times a call is retried before its first byte
 // on 429, 5xx and connection errors (default 3).
@@ -118,9 +130,7 @@ func New(name string, opts ...Option) *Model {
 	for _, o := range opts {
 		o(m)
 	}
-	if m.client == nil {
-		m.client = http.DefaultClient
-	}
+	m.client = transport.Client(m.client, m.policy.Timeouts)
 	if m.src == nil {
 		m.src = stamp.Default
 	}
@@ -129,6 +139,15 @@ func New(name string, opts ...Option) *Model {
 		m.callID = func() string { return "call_" + src.NewID() }
 	}
 	return m
+}
+
+// log is the caller's logger, or slog.Default() as it is at the time of
+// the call.
+func (m *Model) log() *slog.Logger {
+	if m.policy.Logger != nil {
+		return m.policy.Logger
+	}
+	return slog.Default()
 }
 
 // Name returns the model's name.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"log/slog"
 	"mime"
 	"net/http"
 
@@ -283,7 +282,7 @@ func (c *config) chatToolChoice(tc *model.ToolChoice) any {
 		return map[string]any{"type": "function", "function": map[string]any{"name": name}}
 	}
 	if tc.Mode == model.ChoiceRequired && c.profile.NoRequiredChoice {
-		slog.Warn("tool_choice \"required\" is not supported; sending \"auto\"", "provider", c.provider())
+		c.log().Warn("tool_choice \"required\" is not supported; sending \"auto\"", "provider", c.provider())
 		return model.ChoiceAuto
 	}
 	return tc.Mode

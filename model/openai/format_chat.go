@@ -3,7 +3,6 @@ package openai
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"regexp"
 	"strings"
 
@@ -118,7 +117,7 @@ func (f *chatFormatter) msg(m *message.Msg) error {
 			if m.Role == event.RoleAssistant {
 				// The Chat wire has no media in assistant turns (generated
 				// audio is dropped from context by the agent as well).
-				slog.Debug("openai: assistant data block not sent", "media_type", b.MediaType())
+				f.c.log().Debug("openai: assistant data block not sent", "media_type", b.MediaType())
 				continue
 			}
 			p, err := f.dataPart(b)
@@ -316,7 +315,7 @@ func (f *chatFormatter) dataPart(d *block.Data) (chatPart, error) {
 		if err != nil {
 			return chatPart{}, err
 		}
-		name := d.Name
+		name := d.Name.String
 		if name == "" {
 			name = "file.pdf"
 		}

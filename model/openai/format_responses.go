@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
@@ -126,7 +125,7 @@ func (f *respFormatter) msg(m *message.Msg) error {
 				f.text = append(f.text, respPart{Type: "output_text", Text: b.Text})
 			}
 		case *block.Data:
-			slog.Debug("openai responses: assistant data block not sent", "media_type", b.MediaType())
+			f.c.log().Debug("openai responses: assistant data block not sent", "media_type", b.MediaType())
 		case *block.Thinking:
 			f.flushText()
 			if item, ok := f.reasoning(b); ok {
@@ -230,7 +229,7 @@ func (f *respFormatter) inputParts(blocks []block.Block) ([]respPart, error) {
 				if err != nil {
 					return nil, err
 				}
-				name := b.Name
+				name := b.Name.String
 				if name == "" {
 					name = "file.pdf"
 				}

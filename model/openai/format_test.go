@@ -119,7 +119,7 @@ func TestFormatEchoIfPresent(t *testing.T) {
 
 func TestFormatUserMedia(t *testing.T) {
 	wav := &block.Data{ID: "w", Source: block.NewBase64("audio/wav", "UklGRg==")}
-	pdf := &block.Data{ID: "p", Name: "report.pdf", Source: block.NewBase64("application/pdf", "JVBERg==")}
+	pdf := &block.Data{ID: "p", Name: block.Some("report.pdf"), Source: block.NewBase64("application/pdf", "JVBERg==")}
 	url := &block.Data{ID: "u", Source: &block.URL{URL: "https://example.com/cat.jpg", MediaType: "image/jpeg"}}
 	video := &block.Data{ID: "v", Source: &block.URL{URL: "https://example.com/v.mp4", MediaType: "video/mp4"}}
 	user, err := message.UserMsg("", []block.Block{block.NewText("look"), png, url, wav, pdf, video})

@@ -2,11 +2,13 @@ package openai
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/internal/transport"
 	"github.com/agentscope-go/agentscope/stamp"
 )
@@ -58,9 +60,7 @@ func newConfig(p Profile, opts []Option) *config {
 		c.baseURL = c.profile.BaseURL
 	}
 	c.baseURL = strings.TrimRight(c.baseURL, "/")
-	if c.client == nil {
-		c.client = http.DefaultClient
-	}
+	c.client = transport.Client(c.client, c.policy.Timeouts)
 	if c.inputTypes == nil {
 		c.inputTypes = c.profile.InputTypes
 	}
@@ -77,6 +77,15 @@ func (c *config) provider() string {
 		return c.providerName
 	}
 	return c.profile.name()
+}
+
+// log is the caller's logger, or slog.Default() as it is at the time of
+// the call.
+func (c *config) log() *slog.Logger {
+	if c.policy.Logger != nil {
+		return c.policy.Logger
+	}
+	return slog.Default()
 }
 
 func (c *config) echoRule() ReasoningEcho {
@@ -110,8 +119,19 @@ func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
 // "http://127.0.0.1:8000/v1" (without /chat/completions).
 func WithBaseURL(u string) Option { return func(c *config) { c.baseURL = u } }
 
-// WithHTTPClient sets the client used for calls and media downloads.
+// WithHTTPClient sets the client used for calls and media downloads
+// (default: a shared client whose dialer honours Timeouts.Connect). The
+// client is used as given; the first-byte and idle timeouts still apply.
 func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.client = hc } }
+
+// WithTimeouts bounds connecting, the wait for the response headers and
+// the silence between chunks (zero fields: model.DefaultConnectTimeout, …;
+// negative: no limit). A call that times out fails as a connection error.
+func WithTimeouts(t model.Timeouts) Option { return func(c *config) { c.policy.Timeouts = t } }
+
+// WithLogger sets the logger for retry warnings and formatting notices
+// (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.policy.Logger = l } }
 
 // WithHeader adds a request header (e.g. OpenAI-Organization, OpenAI-Project).
 func WithHeader(key, value string) Option {

@@ -18,6 +18,7 @@ func init() {
 		if s.HTTPClient != nil {
 			opts = append(opts, anthropic.WithHTTPClient(s.HTTPClient))
 		}
+		opts = append(opts, anthropic.WithTimeouts(s.Timeouts), anthropic.WithLogger(s.Logger))
 		return anthropic.New(s.Model, opts...), nil
 	})
 }

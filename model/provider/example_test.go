@@ -2,7 +2,11 @@ package provider_test
 
 import (
 	"fmt"
+	"log/slog"
+	"os"
+	"time"
 
+	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/provider"
 )
 
@@ -29,4 +33,19 @@ func ExampleParse() {
 	s, _ := provider.Parse("openai-compatible:qwen3:8b@http://localhost:8000/v1")
 	fmt.Println(s.Scheme, s.Model, s.BaseURL)
 	// Output: openai-compatible qwen3:8b http://localhost:8000/v1
+}
+
+func ExampleWithTimeouts() {
+	// A local server that loads its weights on the first call may take
+	// longer than the default two minutes to answer; connecting keeps
+	// its 10s default, and a negative value would mean no limit.
+	m, err := provider.New("ollama:qwen3",
+		provider.WithTimeouts(model.Timeouts{FirstByte: 5 * time.Minute, Idle: 5 * time.Minute}),
+		provider.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil))))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(m.Name())
+	// Output: qwen3
 }

@@ -19,6 +19,7 @@ func init() {
 		if s.HTTPClient != nil {
 			opts = append(opts, gemini.WithHTTPClient(s.HTTPClient))
 		}
+		opts = append(opts, gemini.WithTimeouts(s.Timeouts), gemini.WithLogger(s.Logger))
 		return gemini.New(s.Model, opts...), nil
 	})
 }

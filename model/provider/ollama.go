@@ -25,6 +25,7 @@ func init() {
 		if s.HTTPClient != nil {
 			opts = append(opts, ollama.WithHTTPClient(s.HTTPClient))
 		}
+		opts = append(opts, ollama.WithTimeouts(s.Timeouts), ollama.WithLogger(s.Logger))
 		return ollama.New(s.Model, opts...), nil
 	})
 }

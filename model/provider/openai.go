@@ -27,7 +27,7 @@ func init() {
 	})
 	Register("openai-compatible", func(s Spec) (model.ChatModel, error) {
 		if s.BaseURL == "" {
-			return nil, setupError(errorf(ErrBadURI, "openai-compatible needs a base URL: openai-compatible:%s@http://host:port/v1 or --base-url", s.Model))
+			return nil, setupError(errorf(ErrBadURI, "openai-compatible needs the server's base URL: openai-compatible:%s@http://HOST:PORT/v1 (e.g. openai-compatible:%s@http://localhost:8000/v1), or --base-url URL", s.Model, s.Model))
 		}
 		// A real OpenAI key is never sent to an arbitrary server.
 		key, _ := s.Key(false, "OPENAI_COMPATIBLE_API_KEY")
@@ -68,5 +68,5 @@ func openaiOptions(s Spec, key string, p openai.Profile) []openai.Option {
 	if s.HTTPClient != nil {
 		opts = append(opts, openai.WithHTTPClient(s.HTTPClient))
 	}
-	return opts
+	return append(opts, openai.WithTimeouts(s.Timeouts), openai.WithLogger(s.Logger))
 }

@@ -3,6 +3,8 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -29,9 +31,15 @@ type Spec struct {
 	Model   string // "gpt-4.1"; may hold ':' ("qwen3:8b")
 	BaseURL string // from "model@https://…" or WithBaseURL; "" = the provider default
 	APIKey  string // from WithAPIKey; "" = look in the environment (Key)
-	// HTTPClient is the client to call with (nil = http.DefaultClient).
+	// HTTPClient is the client to call with (nil = the adapter's own,
+	// whose dialer honours Timeouts.Connect).
 	HTTPClient *http.Client
-	getenv     func(string) string
+	// Timeouts bound each call's phases (zero fields = model's defaults).
+	Timeouts model.Timeouts
+	// Logger receives the adapter's warnings, retries included (nil =
+	// slog.Default()).
+	Logger *slog.Logger
+	getenv func(string) string
 }
 
 // Env reads an environment variable (through WithEnv when given).
@@ -107,6 +115,13 @@ func WithEnv(getenv func(string) string) Option { return func(s *Spec) { s.geten
 // WithHTTPClient sets the HTTP client the model calls with.
 func WithHTTPClient(c *http.Client) Option { return func(s *Spec) { s.HTTPClient = c } }
 
+// WithTimeouts sets the connect, first-byte and idle timeouts of the
+// model's calls (the CLI's --timeout); zero fields keep the defaults.
+func WithTimeouts(t model.Timeouts) Option { return func(s *Spec) { s.Timeouts = t } }
+
+// WithLogger sets the logger for the model's warnings, retries included.
+func WithLogger(l *slog.Logger) Option { return func(s *Spec) { s.Logger = l } }
+
 // Parse splits a model URI "scheme:model[@base-url]". The scheme is
 // everything before the first ':'; a base URL is introduced by the last
 // "@http://" or "@https://", so model names keep their own ':' and '@'.
@@ -126,10 +141,35 @@ func Parse(uri string) (Spec, error) {
 			return Spec{}, setupError(fmt.Errorf("%w %q: base URL %q is not a URL", ErrBadURI, uri, s.BaseURL))
 		}
 	}
+	if at < 0 {
+		if i := strings.LastIndexByte(rest, '@'); i >= 0 && looksLikeHost(rest[i+1:]) {
+			base := rest[i+1:]
+			if _, after, ok := strings.Cut(base, "://"); ok {
+				base = after
+			}
+			if base == "" {
+				base = "localhost:8000/v1"
+			}
+			return Spec{}, setupError(fmt.Errorf("%w %q: the base URL after '@' must start with http:// or https://, e.g. %s:%s@http://%s",
+				ErrBadURI, uri, s.Scheme, rest[:i], base))
+		}
+	}
 	if s.Model == "" {
 		return Spec{}, setupError(fmt.Errorf("%w %q: no model name", ErrBadURI, uri))
 	}
 	return s, nil
+}
+
+// looksLikeHost tells a base URL without its http:// ("localhost:8000/v1",
+// "ftp://h", "") from the '@' some model names hold ("claude@2025").
+func looksLikeHost(s string) bool {
+	hostport, _, _ := strings.Cut(s, "/")
+	switch {
+	case s == "", strings.Contains(s, "://"), strings.HasPrefix(s, "localhost"):
+		return true
+	}
+	_, port, err := net.SplitHostPort(hostport)
+	return err == nil && port != "" && strings.Trim(port, "0123456789") == ""
 }
 
 // New builds the model a URI names, e.g. "openai:gpt-4.1",

@@ -20,11 +20,17 @@ import (
 	"github.com/agentscope-go/agentscope/model"
 )
 
-// Policy says how a call is retried before its first byte.
+// Policy says how a call is made: its retries before the first byte, its
+// timeouts and where its warnings go.
 type Policy struct {
 	MaxRetries int           // retries after the first attempt (default 0 = none)
 	BaseDelay  time.Duration // first backoff (default 500ms)
 	MaxDelay   time.Duration // cap on one backoff and on Retry-After (default 30s)
+	// Timeouts bound each attempt's phases (zero fields = the defaults).
+	// Connect is applied by Client, the others by Do.
+	Timeouts model.Timeouts
+	// Logger receives the retry warnings (nil = slog.Default()).
+	Logger *slog.Logger
 	// Sleep waits for d or until ctx is done; tests replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
@@ -39,6 +45,10 @@ func (p Policy) withDefaults() Policy {
 	if p.Sleep == nil {
 		p.Sleep = sleep
 	}
+	if p.Logger == nil {
+		p.Logger = slog.Default()
+	}
+	p.Timeouts = p.Timeouts.WithDefaults()
 	return p
 }
 
@@ -64,50 +74,79 @@ type Request struct {
 
 // Do sends req, retrying 408, 409, 429, 5xx and connection errors per
 // policy, and returns a 2xx response whose body the caller must close. Any
-// other outcome is a *model.Error. A ctx cancellation is returned as
-// ctx.Err() wrapped in a *model.Error of type connection, so callers can
-// test errors.Is(err, context.Canceled).
+// other outcome is a *model.Error whose Attempts counts the requests made.
+// A ctx cancellation is returned as ctx.Err() wrapped in a *model.Error of
+// type connection, so callers can test errors.Is(err, context.Canceled).
+//
+// Each attempt waits at most p.Timeouts.FirstByte for the response
+// headers, and the returned body fails a read that sees no data for
+// p.Timeouts.Idle; both are connection errors (a *TimeoutError inside).
+// A nil client is the shared one of Client.
 func Do(ctx context.Context, client *http.Client, req Request, p Policy) (*http.Response, error) {
+	client = keepCredentialsHome(Client(client, p.Timeouts)) // before the defaults: Client reads a negative Connect as none
 	p = p.withDefaults()
-	if client == nil {
-		client = http.DefaultClient
-	}
-	client = keepCredentialsHome(client)
 	method := req.Method
 	if method == "" {
 		method = http.MethodPost
 	}
 	for attempt := 0; ; attempt++ {
-		hr, err := http.NewRequestWithContext(ctx, method, req.URL, bytes.NewReader(req.Body))
-		if err != nil {
-			return nil, &model.Error{Type: event.ErrSetup, Provider: req.Provider, Message: err.Error(), Err: err}
-		}
-		for k, vs := range req.Header {
-			hr.Header[k] = vs
-		}
-		resp, err := client.Do(hr)
-		var merr *model.Error
-		switch {
-		case err != nil:
-			if ctx.Err() != nil {
-				return nil, &model.Error{Type: event.ErrConnection, Provider: req.Provider, Message: "call cancelled", Err: ctx.Err()}
-			}
-			merr = &model.Error{Type: clientErrorType(err), Provider: req.Provider, Message: err.Error(), Err: err}
-		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		resp, merr := try(ctx, client, method, req, p.Timeouts)
+		if merr == nil {
 			return resp, nil
-		default:
-			merr = Classify(req.Provider, resp)
 		}
-		if !retryable(merr) || attempt >= p.MaxRetries {
+		merr.Attempts = attempt + 1
+		if ctx.Err() != nil || !retryable(merr) || attempt >= p.MaxRetries {
 			return nil, merr
 		}
 		d := Backoff(p, attempt, merr.RetryAfter)
-		slog.WarnContext(ctx, "model call failed; retrying", "provider", req.Provider,
+		p.Logger.WarnContext(ctx, "model call failed; retrying", "provider", req.Provider,
 			"attempt", attempt+1, "error", merr.Error(), "delay", d)
 		if err := p.Sleep(ctx, d); err != nil {
-			return nil, &model.Error{Type: event.ErrConnection, Provider: req.Provider, Message: "call cancelled", Err: err}
+			return nil, &model.Error{Type: event.ErrConnection, Provider: req.Provider, Message: "call cancelled", Attempts: attempt + 1, Err: err}
 		}
 	}
+}
+
+// try makes one attempt. Its context lives as long as the response body:
+// a first-byte or idle timeout cancels it with a *TimeoutError as cause.
+func try(ctx context.Context, client *http.Client, method string, req Request, t model.Timeouts) (*http.Response, *model.Error) {
+	actx, cancel := context.WithCancelCause(ctx)
+	hr, err := http.NewRequestWithContext(actx, method, req.URL, bytes.NewReader(req.Body))
+	if err != nil {
+		cancel(nil)
+		return nil, &model.Error{Type: event.ErrSetup, Provider: req.Provider, Message: err.Error(), Err: err}
+	}
+	for k, vs := range req.Header {
+		hr.Header[k] = vs
+	}
+	var firstByte *time.Timer
+	if t.FirstByte > 0 {
+		firstByte = time.AfterFunc(t.FirstByte, func() { cancel(&TimeoutError{Phase: PhaseFirstByte, After: t.FirstByte}) })
+	}
+	resp, err := client.Do(hr)
+	if firstByte != nil && !firstByte.Stop() && err == nil {
+		// The timer fired as the headers arrived: the body is already
+		// cut off, so the attempt failed after all.
+		resp.Body.Close()
+		resp, err = nil, context.Cause(actx)
+	}
+	switch {
+	case err != nil:
+		defer cancel(nil)
+		if ctx.Err() != nil {
+			return nil, &model.Error{Type: event.ErrConnection, Provider: req.Provider, Message: "call cancelled", Err: ctx.Err()}
+		}
+		if te, ok := context.Cause(actx).(*TimeoutError); ok {
+			return nil, &model.Error{Type: event.ErrConnection, Provider: req.Provider, Message: te.Error(), Err: te}
+		}
+		return nil, &model.Error{Type: clientErrorType(err), Provider: req.Provider, Message: err.Error(), Err: err}
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		resp.Body = newIdleBody(actx, cancel, resp.Body, t.Idle)
+		return resp, nil
+	}
+	// An error body is read under the idle limit too; Classify closes it.
+	resp.Body = newIdleBody(actx, cancel, resp.Body, t.Idle)
+	return nil, Classify(req.Provider, resp)
 }
 
 // credentialHeaders carry provider keys. Go's client strips only

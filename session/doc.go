@@ -61,6 +61,13 @@
 // runs what is queued. Lease times come from the store's clock (Config.Now
 // of each backend): the replicas' clocks must agree to well within a TTL.
 //
+// A server drives a run in this order: AcquireLease (ErrLeased means a run
+// is active: answer 409), EnqueueInput, then ClaimInput and run; append
+// every event before publishing it; UpsertMessages and SaveState, then
+// CompleteInput, then ReleaseLease. A crash anywhere leaves either a
+// pending input or an expired lease, and Recoverable finds both. A resume
+// posted while a session is parked takes the same path.
+//
 // A job engine was considered for this. River (github.com/riverqueue/river
 // v0.51, drivers riverpgxv5 and riversqlite) gives durable jobs, retries,
 // cancellation and the rescue of jobs stuck in "running", and fits as the
@@ -73,8 +80,8 @@
 // of its attempt, one hour by default, with no heartbeat and no fencing
 // token, where a session whose worker died must be closed within seconds
 // of a restart and one lease period on another replica. So the lease stays
-// here, renewed by the run, its Epoch telling one holder from the next (a
-// fencing token the server can check before it writes), and so does
+// here, renewed by the run, its Epoch telling one holder from the next,
+// and so does
 // the input queue: "inputs persisted before the run starts" must hold
 // whether or not a job row exists, and a job that finds the lease held or
 // the queue empty simply ends. The server may add River on top for

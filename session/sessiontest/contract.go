@@ -640,6 +640,27 @@ func testEvents(t *testing.T, e *env) {
 	if last != 5 {
 		t.Errorf("LastSeq = %d, want 5", last)
 	}
+	// A batch larger than any backend's statement chunk.
+	big := make([]json.RawMessage, 600)
+	for i := range big {
+		big[i] = json.RawMessage(fmt.Sprintf(`{"big":%d}`, i))
+	}
+	first, err = e.s.AppendEvents(e.ctx, k, big)
+	must(t, "AppendEvents of 600", err)
+	if first != 6 {
+		t.Errorf("the batch of 600 starts at %d, want 6", first)
+	}
+	evs, err = e.s.ReadEvents(e.ctx, k, 5, 1000)
+	must(t, "ReadEvents", err)
+	if len(evs) != len(big) {
+		t.Fatalf("read %d of the 600", len(evs))
+	}
+	for i, ev := range evs {
+		if ev.Seq != int64(6+i) || string(ev.JSON) != string(big[i]) {
+			t.Fatalf("event %d of the 600: %d %s", i, ev.Seq, ev.JSON)
+		}
+	}
+
 	// Sequences are per session.
 	k2 := e.create(t, "u1", "a1")
 	first, err = e.s.AppendEvents(e.ctx, k2, []json.RawMessage{json.RawMessage(`{}`)})

@@ -55,6 +55,9 @@ as_pg() {
 
 running() { as_pg "$BIN/pg_ctl" -D "$DIR" status >/dev/null 2>&1; }
 
+# ready asks the server itself, not its postmaster.pid.
+ready() { "$BIN/pg_isready" -q -h 127.0.0.1 -p "$PORT" -t 2; }
+
 case ${1:-} in
 start)
   install
@@ -65,9 +68,16 @@ start)
     as_pg "$BIN/initdb" -D "$DIR" -U postgres -A trust -E UTF8 --no-locale >"$DIR.initdb.log" 2>&1 || {
       echo "postgres.sh: initdb failed:" >&2; cat "$DIR.initdb.log" >&2; exit 1; }
   fi
-  if running; then
-    echo "postgres.sh: already running in $DIR" >&2
+  if ready; then
+    echo "postgres.sh: already running on port $PORT" >&2
   else
+    # A server killed without a shutdown leaves its postmaster.pid; when
+    # that process id now belongs to something else, pg_ctl would take
+    # the file for a running server.
+    if [[ -f $DIR/postmaster.pid ]]; then
+      pid=$(head -1 "$DIR/postmaster.pid")
+      if [[ $(ps -p "$pid" -o comm= 2>/dev/null) != postgres ]]; then rm -f "$DIR/postmaster.pid"; fi
+    fi
     # Listen on loopback only; the socket goes in the data directory so
     # no system directory is needed.
     as_pg "$BIN/pg_ctl" -D "$DIR" -l "$DIR/server.log" -w -t 60 \

@@ -61,19 +61,31 @@
 // runs what is queued. Lease times come from the store's clock (Config.Now
 // of each backend): the replicas' clocks must agree to well within a TTL.
 //
-// A job engine was considered for this. River (github.com/riverqueue/river,
-// drivers riverpgxv5 and riversqlite) gives durable jobs, worker heartbeats
-// and rescue of jobs whose worker died, and would fit as the carrier of run
-// triggers: a "run session S" job inserted in the same transaction as the
-// input it announces. But its open-source edition has no per-key
-// concurrency limit, so two jobs for one session could run at once on two
-// workers, and its rescue acts after a job's timeout (an hour by default),
-// where a parked-then-resumed session needs seconds. The lease therefore
-// stays here, and so does the input queue: "inputs persisted before the
-// run starts" must hold whether or not a job row exists, and a job that
-// finds the queue empty, or the lease held, simply ends. The server may
-// add River on top for triggers and cancellation without changing this
-// package.
+// A server drives a run in this order: AcquireLease (ErrLeased means a run
+// is active: answer 409), EnqueueInput, then ClaimInput and run; append
+// every event before publishing it; UpsertMessages and SaveState, then
+// CompleteInput, then ReleaseLease. A crash anywhere leaves either a
+// pending input or an expired lease, and Recoverable finds both. A resume
+// posted while a session is parked takes the same path.
+//
+// A job engine was considered for this. River (github.com/riverqueue/river
+// v0.51, drivers riverpgxv5 and riversqlite) gives durable jobs, retries,
+// cancellation and the rescue of jobs stuck in "running", and fits as the
+// carrier of run triggers: a "run session S" job inserted in the same
+// transaction as the input it announces (on Postgres, Config.Pool shares
+// the pool). It does not fit as the lock. Its open-source edition has no
+// per-key concurrency limit, so two jobs for one session could run at once
+// on two workers (unique jobs only refuse a second insert, which would drop
+// a trigger rather than queue it); its rescuer judges a job stuck by the age
+// of its attempt, one hour by default, with no heartbeat and no fencing
+// token, where a session whose worker died must be closed within seconds
+// of a restart and one lease period on another replica. So the lease stays
+// here, renewed by the run, its Epoch telling one holder from the next,
+// and so does
+// the input queue: "inputs persisted before the run starts" must hold
+// whether or not a job row exists, and a job that finds the lease held or
+// the queue empty simply ends. The server may add River on top for
+// triggers and cancellation without changing this package.
 //
 // # Errors
 //

@@ -24,7 +24,8 @@ var (
 	ErrLeased = errors.New("session: leased by another owner")
 	// ErrNotHeld: RenewLease, ReleaseLease or ClaimInput was called by an
 	// owner that does not hold the session's lease (it expired and was
-	// taken over, was released, or was never acquired).
+	// taken over, was released, or was never acquired). ClaimInput also
+	// refuses an expired lease nobody took over: renew it first.
 	ErrNotHeld = errors.New("session: lease not held by this owner")
 	// ErrNoInput: ClaimInput found no pending input for the session.
 	ErrNoInput = errors.New("session: no pending input")

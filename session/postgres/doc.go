@@ -6,7 +6,9 @@
 // free, expired or already-owned lease (RETURNING the result), and an
 // event batch is one statement that moves the row's counter and inserts
 // the events at the sequences it reserved, so concurrent appenders queue
-// on the row lock and the log has no gap. JSON is stored as bytea, byte for
+// on the row lock and the log has no gap. The events table has no foreign
+// key (its per-row check cost more than the insert; DeleteSession removes
+// a session's events itself). JSON is stored as bytea, byte for
 // byte. The schema is migrated on Open under an advisory lock, so replicas
 // starting together migrate once (see package session for the tables).
 package postgres

@@ -41,6 +41,7 @@ func Run(t *testing.T, open New) {
 		{"Inputs", testInputs},
 		{"Recoverable", testRecoverable},
 		{"DeleteCascade", testDelete},
+		{"CallerBuffers", testBuffers},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -639,6 +640,27 @@ func testEvents(t *testing.T, e *env) {
 	if last != 5 {
 		t.Errorf("LastSeq = %d, want 5", last)
 	}
+	// A batch larger than any backend's statement chunk.
+	big := make([]json.RawMessage, 600)
+	for i := range big {
+		big[i] = json.RawMessage(fmt.Sprintf(`{"big":%d}`, i))
+	}
+	first, err = e.s.AppendEvents(e.ctx, k, big)
+	must(t, "AppendEvents of 600", err)
+	if first != 6 {
+		t.Errorf("the batch of 600 starts at %d, want 6", first)
+	}
+	evs, err = e.s.ReadEvents(e.ctx, k, 5, 1000)
+	must(t, "ReadEvents", err)
+	if len(evs) != len(big) {
+		t.Fatalf("read %d of the 600", len(evs))
+	}
+	for i, ev := range evs {
+		if ev.Seq != int64(6+i) || string(ev.JSON) != string(big[i]) {
+			t.Fatalf("event %d of the 600: %d %s", i, ev.Seq, ev.JSON)
+		}
+	}
+
 	// Sequences are per session.
 	k2 := e.create(t, "u1", "a1")
 	first, err = e.s.AppendEvents(e.ctx, k2, []json.RawMessage{json.RawMessage(`{}`)})
@@ -989,5 +1011,46 @@ func testDelete(t *testing.T, e *env) {
 	must(t, "ListSessions", err)
 	if total != 1 || len(page) != 1 || page[0].ID != keep.SessionID {
 		t.Errorf("ListSessions after delete: total %d, %v", total, page)
+	}
+}
+
+// The server reuses its buffers: what a store was given, and what it
+// returned, may be overwritten without changing what is stored.
+func testBuffers(t *testing.T, e *env) {
+	k := e.create(t, "u1", "a1")
+	buf := []byte(`{"n":1}`)
+	_, err := e.s.AppendEvents(e.ctx, k, []json.RawMessage{buf})
+	must(t, "AppendEvents", err)
+	_, err = e.s.SaveState(e.ctx, k, 0, buf)
+	must(t, "SaveState", err)
+	must(t, "UpsertMessages", e.s.UpsertMessages(e.ctx, k, []session.Message{{ID: "m", JSON: buf}}))
+	_, err = e.s.EnqueueInput(e.ctx, k, buf)
+	must(t, "EnqueueInput", err)
+	copy(buf, `{"n":9}`)
+
+	check := func(when string) {
+		t.Helper()
+		evs, err := e.s.ReadEvents(e.ctx, k, 0, 10)
+		must(t, "ReadEvents", err)
+		st, err := e.s.LoadState(e.ctx, k)
+		must(t, "LoadState", err)
+		p, err := e.s.ListMessages(e.ctx, k, session.MessageQuery{Limit: 10})
+		must(t, "ListMessages", err)
+		if len(evs) != 1 || string(evs[0].JSON) != `{"n":1}` || string(st.JSON) != `{"n":1}` ||
+			len(p.Messages) != 1 || string(p.Messages[0].JSON) != `{"n":1}` {
+			t.Fatalf("%s: stored %v, %s, %v", when, evs, st.JSON, p.Messages)
+		}
+		copy(evs[0].JSON, `{"n":8}`)
+		copy(st.JSON, `{"n":8}`)
+		copy(p.Messages[0].JSON, `{"n":8}`)
+	}
+	check("after the caller reused its buffer")
+	check("after the caller changed what it read")
+	_, err = e.s.AcquireLease(e.ctx, k, "o", time.Minute)
+	must(t, "AcquireLease", err)
+	in, err := e.s.ClaimInput(e.ctx, k, "o")
+	must(t, "ClaimInput", err)
+	if string(in.JSON) != `{"n":1}` {
+		t.Errorf("input stored as %s", in.JSON)
 	}
 }

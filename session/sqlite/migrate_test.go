@@ -4,7 +4,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -182,5 +184,69 @@ func TestDeleteLeavesNoRows(t *testing.T) {
 	}
 	if n := count(); n != 0 {
 		t.Errorf("%d rows left after delete", n)
+	}
+}
+
+// Two stores on one file (two processes, say) write through SQLite's file
+// lock and busy timeout: one gapless sequence, one lease winner.
+func TestTwoStoresOneFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shared.db")
+	a, err := Open(t.Context(), Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(t.Context(), Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	rec, err := a.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := session.Key{UserID: "u", SessionID: rec.ID}
+	const rounds, batch = 20, 5
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for w := range 4 {
+		s := a
+		if w%2 == 1 {
+			s = b
+		}
+		wg.Go(func() {
+			for i := range rounds {
+				evs := make([]json.RawMessage, batch)
+				for j := range evs {
+					evs[j] = json.RawMessage(fmt.Sprintf(`{"w":%d,"i":%d,"j":%d}`, w, i, j))
+				}
+				if _, err := s.AppendEvents(t.Context(), k, evs); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	var leaseErrs [2]error
+	wg.Go(func() { _, leaseErrs[0] = a.AcquireLease(t.Context(), k, "a", time.Minute) })
+	wg.Go(func() { _, leaseErrs[1] = b.AcquireLease(t.Context(), k, "b", time.Minute) })
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if (leaseErrs[0] == nil) == (leaseErrs[1] == nil) {
+		t.Errorf("lease race: %v / %v, want exactly one winner", leaseErrs[0], leaseErrs[1])
+	}
+	evs, err := b.ReadEvents(t.Context(), k, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 4*rounds*batch {
+		t.Fatalf("%d events, want %d", len(evs), 4*rounds*batch)
+	}
+	for i, e := range evs {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("event %d has sequence %d", i, e.Seq)
+		}
 	}
 }

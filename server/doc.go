@@ -33,8 +33,8 @@
 // its SQLite driver has no other way) or by Postgres LISTEN/NOTIFY, a
 // round trip of milliseconds to hundreds of them, where our run starts in
 // the request that posted its input; and its open-source edition has no
-// per-key concurrency
-// limit, so "one run per session" would still need our own lock. Its
+// per-key concurrency limit, so "one run per session" would still need
+// our own lock. Its
 // default rescue of a job whose worker died comes after an hour, where
 // the spec wants seconds. The discipline River offers is kept on the
 // store we have: an atomic lease claim with a TTL renewed while the run

@@ -85,11 +85,11 @@ func BenchmarkChatFirstEvent(b *testing.B) {
 		b.StartTimer()
 		t0 := time.Now()
 		r := e.do("POST", "/chat/", user, body(sid))
-		t1 := <-s.first
-		b.StopTimer()
 		if r.code != 200 {
 			b.Fatal(r.body)
 		}
+		t1 := <-s.first
+		b.StopTimer()
 		ds = append(ds, t1.Sub(t0))
 		<-s.ended
 		s.close()
@@ -121,11 +121,11 @@ func BenchmarkResume(b *testing.B) {
 		b.StartTimer()
 		t0 := time.Now()
 		r := e.chat(sid, confirm)
+		if r.code != 200 {
+			b.Fatalf("confirm: %d %s", r.code, r.body)
+		}
 		t1 := <-s.first
 		b.StopTimer()
-		if r.code != 200 {
-			b.Fatal(r.body)
-		}
 		ds = append(ds, t1.Sub(t0))
 		<-s.ended
 		s.close()

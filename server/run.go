@@ -35,6 +35,9 @@ type run struct {
 	started chan error
 	// firstSeq is the sequence of the run's first event (0 until known).
 	firstSeq atomic.Int64
+	// closing is set once the run has stored everything and freed the
+	// lease: it only logs and publishes its last events.
+	closing atomic.Bool
 
 	in       runInput
 	inputID  int64
@@ -65,13 +68,24 @@ func (s *Server) startRun(key session.Key, spec *Agent, in runInput) error {
 	r := &run{s: s, key: key, spec: spec, in: in, done: make(chan struct{}), started: make(chan error, 1), renewEnd: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	s.mu.Lock()
-	switch {
-	case s.closed:
-		s.mu.Unlock()
-		return &startError{http.StatusServiceUnavailable, "server is shutting down"}
-	case s.runs[key] != nil:
-		s.mu.Unlock()
-		return errRunning
+	for {
+		prev := s.runs[key]
+		switch {
+		case s.closed:
+			s.mu.Unlock()
+			return &startError{http.StatusServiceUnavailable, "server is shutting down"}
+		case prev != nil && prev.closing.Load():
+			// The previous run has stored everything and is logging its
+			// last events: queue behind it rather than refuse.
+			s.mu.Unlock()
+			<-prev.done
+			s.mu.Lock()
+			continue
+		case prev != nil:
+			s.mu.Unlock()
+			return errRunning
+		}
+		break
 	}
 	s.runs[key] = r
 	s.runsWG.Add(1)
@@ -194,31 +208,24 @@ func (r *run) exec() {
 		if !first {
 			r.persist(bg, ag)
 		}
-		// The last events are logged once the reply and state are stored;
-		// they are published once the session is free.
-		var seq0 int64
-		if len(held) > 0 {
-			var err error
-			if seq0, err = s.store.AppendEvents(bg, r.key, held); err != nil {
-				s.log.Error("server: append events", "session", r.key.SessionID, "err", err)
-				held = nil
-			}
-			r.firstSeq.CompareAndSwap(0, seq0)
-		}
 		s.completeInput(r.key, r.inputID)
 		r.cancel()
 		close(r.renewEnd)
+		// The last events are logged once the reply and state are stored
+		// and the session is free, so whoever sees them — live or in a
+		// replay — can act on them at once. A run started here meanwhile
+		// waits for them (closing); another process could start one in
+		// between (a gap to close with several replicas).
+		r.closing.Store(true)
 		if err := s.store.ReleaseLease(bg, r.key, s.cfg.Owner); err != nil {
 			s.log.Warn("server: release lease", "session", r.key.SessionID, "err", err)
+		}
+		if len(held) > 0 && !r.log(bg, held) {
+			s.log.Error("server: the run's last events are lost", "session", r.key.SessionID)
 		}
 		s.mu.Lock()
 		delete(s.runs, r.key)
 		s.mu.Unlock()
-		frames := make([]frame, len(held))
-		for i, js := range held {
-			frames[i] = newFrame(seq0+int64(i), js)
-		}
-		s.hub.publish(r.key, frames)
 		if first {
 			r.started <- startErr
 		}

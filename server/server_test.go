@@ -476,3 +476,26 @@ func TestDeleteRunning(t *testing.T) {
 		t.Fatalf("session still there: %v", err)
 	}
 }
+
+// Whoever sees a park, live or in a replay, can answer it at once: the
+// park is logged only after the session is free (50 rounds, each
+// confirming the moment the event arrives).
+func TestConfirmAtOnce(t *testing.T) {
+	e := newEnv(t, nil, nil)
+	for i := range 50 {
+		sid := e.createSession()
+		e.model.Append(noteTurn, doneTurn)
+		if r := e.chat(sid, userMsg("note")); r.code != 200 {
+			t.Fatal(r.body)
+		}
+		// Connected after the run started: the park may come from the
+		// replay of the log.
+		s := e.openStream(sid, "?since=0")
+		parked := s.until(event.TypeRequireUserConfirm)
+		if r := e.chat(sid, confirmJSON2(t, parked)); r.code != 200 {
+			t.Fatalf("round %d: confirm at once: %d %s", i, r.code, r.body)
+		}
+		s.until(event.TypeReplyEnd)
+		s.close()
+	}
+}

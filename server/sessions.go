@@ -134,9 +134,9 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, user strin
 // process sharing the store.
 func (s *Server) running(ctx context.Context, k session.Key) (bool, error) {
 	s.mu.Lock()
-	local := s.runs[k] != nil
+	r := s.runs[k]
 	s.mu.Unlock()
-	if local {
+	if r != nil && !r.closing.Load() {
 		return true, nil
 	}
 	l, err := s.store.GetLease(ctx, k)

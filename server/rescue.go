@@ -73,6 +73,11 @@ func (s *Server) rescue(ctx context.Context, k session.Key) error {
 // process died before its run started, and its client got no answer) is
 // dropped. Neither is run again, so no tool runs twice.
 func (s *Server) recoverLeftovers(ctx context.Context, k session.Key) error {
+	// A read first: almost always there is nothing left, and a claim is a
+	// write.
+	if n, err := s.store.PendingInputs(ctx, k); err != nil || n == 0 {
+		return err
+	}
 	var crashed *session.Input
 	for {
 		in, err := s.store.ClaimInput(ctx, k, s.cfg.Owner)

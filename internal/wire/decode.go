@@ -29,9 +29,10 @@ func (e *FieldError) Error() string {
 func (e *FieldError) Unwrap() error { return ErrField }
 
 // Object is a JSON object scanned once: its members are recorded as spans of
-// the input and converted only when a getter asks for them. Strings without
-// escapes are sliced out of one copy of the input, so decoding an object of n
-// plain strings costs one allocation rather than n.
+// the input and converted only when a getter asks for them. The strings the
+// getters return are written (escapes resolved) into one buffer sized for the
+// whole input, so decoding an object of n strings costs one allocation
+// rather than n, and what a decoded value keeps alive is its strings' bytes.
 //
 // An Object borrows the bytes it was parsed from until the next Parse (Raw
 // returns slices of them); the strings it returns do not.

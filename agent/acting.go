@@ -7,9 +7,10 @@ import (
 	"maps"
 	"time"
 
-	"github.com/agentscope-go/agentscope/agent/coop"
+	"github.com/agentscope-go/agentscope/agent/internal/coop"
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/ojson"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
 )
@@ -27,8 +28,9 @@ const (
 // acting runs the executable calls in batches (§3.6): consecutive
 // concurrency-safe calls (unknown tools count as safe) run as one
 // concurrent batch, the others one by one. A batch that parks a call stops
-// the later batches; an interrupted result ends the reply.
-func (r *run) acting(calls []*block.ToolCall) (interrupted, ok bool) {
+// the later batches (the loop then parks); an interrupted result ends the
+// reply.
+func (r *run) acting(calls []*block.ToolCall) (outcome, error) {
 	for len(calls) > 0 {
 		conc := r.concurrent(calls[0])
 		n := 1
@@ -37,20 +39,21 @@ func (r *run) acting(calls []*block.ToolCall) (interrupted, ok bool) {
 		}
 		batch := calls[:n]
 		calls = calls[n:]
-		var parked bool
+		var o outcome
+		var err error
 		if conc {
-			parked, interrupted, ok = r.runConcurrent(batch)
+			o, err = r.runConcurrent(batch)
 		} else {
-			parked, interrupted, ok = r.runSequential(batch)
+			o, err = r.runSequential(batch)
 		}
-		if !ok || interrupted {
-			return interrupted, ok
+		if err != nil || o == stepInterrupted {
+			return o, err
 		}
-		if parked {
+		if o == stepParked {
 			break
 		}
 	}
-	return false, true
+	return stepContinue, nil
 }
 
 func (r *run) concurrent(c *block.ToolCall) bool {
@@ -58,96 +61,96 @@ func (r *run) concurrent(c *block.ToolCall) bool {
 	return !found || t.Flags().ConcurrencySafe
 }
 
-// runSequential runs calls one at a time and stops at the first that parks
-// or is interrupted; the rest stay pending.
-func (r *run) runSequential(calls []*block.ToolCall) (parked, interrupted, ok bool) {
-	for _, c := range calls {
-		out, err := r.executeRecovered(c)
-		if err != nil {
-			r.fail(err)
-			return false, false, false
-		}
-		if r.stopped {
-			return false, false, false
-		}
-		switch out {
+// batchOutcome folds the outcomes of a batch's calls.
+func batchOutcome(outs []callOutcome) outcome {
+	o := stepContinue
+	for _, c := range outs {
+		switch c {
 		case callAsked, callSubmitted:
-			return true, false, true
+			if o == stepContinue {
+				o = stepParked
+			}
 		case callInterrupted:
-			return false, true, true
+			o = stepInterrupted
 		}
 	}
-	return false, false, true
+	return o
 }
 
-// executeRecovered runs one call of a sequential batch, turning a panic (a
-// middleware's, a permission check's) into the error a concurrent batch
-// reports for it, rather than crashing the caller.
-func (r *run) executeRecovered(c *block.ToolCall) (out callOutcome, err error) {
+// runSequential runs calls one at a time and stops at the first that parks
+// or is interrupted; the rest stay pending.
+func (r *run) runSequential(calls []*block.ToolCall) (outcome, error) {
+	for _, c := range calls {
+		out, err := r.executeRecovered(r.ctx, r.ctx, c, &r.out, nil, nil)
+		if err != nil {
+			return 0, err
+		}
+		if o := batchOutcome([]callOutcome{out}); o != stepContinue {
+			return o, nil
+		}
+	}
+	return stepContinue, nil
+}
+
+// executeRecovered runs one call, turning a panic (a middleware's, a
+// permission check's) into an error of the reply rather than crashing the
+// caller or a batch worker.
+func (r *run) executeRecovered(ctx, toolCtx context.Context, c *block.ToolCall, out *sink, dedup *permission.Batch, w *coop.Worker[Item]) (o callOutcome, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = callDone, fmt.Errorf("%w: %v", coop.ErrPanicked, p)
+			o, err = callDone, fmt.Errorf("%w: %v", ErrPanicked, p)
 		}
 	}()
-	return r.execute(r.ctx, r.ctx, c, r.out, nil, nil)
+	return r.execute(ctx, toolCtx, c, out, dedup, w)
 }
 
 // runConcurrent runs calls as one batch. Each call runs on its own
 // goroutine; their events come out in the order the reference's asyncio
-// tasks would produce them (see package coop), and the batch is always
-// drained completely, also when it is cancelled.
-func (r *run) runConcurrent(calls []*block.ToolCall) (parked, interrupted, ok bool) {
+// tasks would produce them, and the batch is always drained completely,
+// also when it is cancelled. The rule, and what it needs of the tools
+// (nothing but to be plain Go), is in agent/internal/coop's doc.
+func (r *run) runConcurrent(calls []*block.ToolCall) (outcome, error) {
 	b := coop.New[Item](r.ctx, r.a.preempt)
 	var dedup permission.Batch
 	outs := make([]callOutcome, len(calls))
 	for i, c := range calls {
 		b.Go(func(ctx context.Context, w *coop.Worker[Item]) error {
-			sink := func(it Item, _ error) bool { w.Emit(it); return true }
-			out, err := r.execute(ctx, w.ToolContext(), c, sink, &dedup, w)
+			// The worker's sink never reports a stop: when the consumer
+			// stops, Drain cancels the calls and discards their items.
+			s := newSink(r.a, func(it Item, _ error) bool { w.Emit(it); return true })
+			out, err := r.executeRecovered(ctx, w.ToolContext(), c, s, &dedup, w)
 			outs[i] = out
 			return err
 		})
 	}
-	err := b.Drain(func(it Item) bool {
-		if r.stopped || !r.yield(it, nil) {
-			r.stopped = true
-			return false
-		}
-		return true
-	})
+	var stop error
+	err := b.Drain(func(it Item) bool { stop = r.out.put(it); return stop == nil })
+	if stop != nil {
+		return 0, stop
+	}
 	if err != nil {
-		r.fail(fmt.Errorf("One or more tool calls raised an exception: %w", err))
-		return false, false, false
+		return 0, fmt.Errorf("One or more tool calls raised an exception: %w", err)
 	}
-	if r.stopped {
-		return false, false, false
-	}
-	for _, o := range outs {
-		switch o {
-		case callAsked, callSubmitted:
-			parked = true
-		case callInterrupted:
-			interrupted = true
-		}
-	}
-	return parked, interrupted, true
+	return batchOutcome(outs), nil
 }
 
 // errorResult settles a call with a synthesized result whose output is a
 // plain string (§3.7 _handle_error_tool_call).
-func (r *run) errorResult(y func(Item, error) bool, c *block.ToolCall, msg string, st block.ToolResultState) bool {
+func (r *run) errorResult(out *sink, c *block.ToolCall, msg string, st block.ToolResultState) error {
 	a := r.a
-	if !r.emitTo(y, &event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}) {
-		return false
+	if err := out.emit(&event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}); err != nil {
+		return err
 	}
 	res := &block.ToolResult{ID: c.ID, Name: c.Name, Output: block.PlainBody(msg), State: st}
 	block.Fill(res, a.src)
 	a.st.AppendContext(a.src, a.name, res)
-	c.State = block.CallFinished
-	if !r.emitTo(y, &event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: c.ID, Delta: msg}) {
-		return false
+	if err := c.Transition(block.CallFinished); err != nil {
+		return err
 	}
-	return r.emitTo(y, &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: st})
+	if err := out.emit(&event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: c.ID, Delta: msg}); err != nil {
+		return err
+	}
+	return out.emit(&event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: st})
 }
 
 // execute is one call's lifecycle (§3.7): resolve and validate, check
@@ -155,12 +158,11 @@ func (r *run) errorResult(y func(Item, error) bool, c *block.ToolCall, msg strin
 // call's context; toolCtx the one the tool runs under (a batch's worker
 // context lets the tool pass its turn while it waits). dedup and w are set
 // in a concurrent batch.
-func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, y func(Item, error) bool, dedup *permission.Batch, w *coop.Worker[Item]) (callOutcome, error) {
+func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, out *sink, dedup *permission.Batch, w *coop.Worker[Item]) (callOutcome, error) {
 	a := r.a
 	t, input, err := a.toolkit.Prepare(c, a.st.Tools.ActivatedGroups)
 	if err != nil {
-		r.errorResult(y, c, err.Error(), block.ResultError)
-		return callDone, nil
+		return callDone, r.errorResult(out, c, err.Error(), block.ResultError)
 	}
 	d, err := r.checkPermission(ctx, c, t, input)
 	if err != nil {
@@ -168,32 +170,40 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, y func(It
 	}
 	switch d.Behavior {
 	case block.Ask, block.Passthrough:
-		if dedup != nil && !dedup.Admit(t, input, d) {
+		if dedup != nil && !dedup.Admit(tool.PermissionSubject(t), input, d) {
 			// Covered by a rule surfaced earlier in this batch: stays
 			// pending and is checked again on the next run.
 			return callDone, nil
 		}
-		c.State = block.CallAsking
+		if err := c.Transition(block.CallAsking); err != nil {
+			return callDone, err
+		}
 		c.SuggestedRules = append([]block.PermissionRule{}, d.SuggestedRules...)
-		r.emitTo(y, &event.RequireUserConfirm{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
-		return callAsked, nil
+		return callAsked, out.emit(&event.RequireUserConfirm{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
 	case block.Deny:
-		r.errorResult(y, c, d.Message, block.ResultDenied)
-		return callDone, nil
+		return callDone, r.errorResult(out, c, d.Message, block.ResultDenied)
 	case block.Allow:
 	default:
 		return callDone, fmt.Errorf("Invalid permission decision behavior: %s", d.Behavior)
 	}
-	c.State = block.CallAllowed
-	if !r.emitTo(y, &event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}) {
-		return callDone, nil
+	if err := c.Transition(block.CallAllowed); err != nil {
+		return callDone, err
+	}
+	if err := out.emit(&event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}); err != nil {
+		return callDone, err
 	}
 	if t.Flags().External {
-		c.State = block.CallSubmitted
-		r.emitTo(y, &event.RequireExternalExecution{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
-		return callSubmitted, nil
+		if err := c.Transition(block.CallSubmitted); err != nil {
+			return callDone, err
+		}
+		return callSubmitted, out.emit(&event.RequireExternalExecution{ReplyID: r.replyID, ToolCalls: []*block.ToolCall{c.CloneBlock().(*block.ToolCall)}})
 	}
-	return r.runTool(toolCtx, c, t, input, y, w)
+	if ctx.Err() != nil {
+		// No tool starts once the cancellation is visible (toolCtx would
+		// let it run until it waits): its result is the interruption.
+		toolCtx = ctx
+	}
+	return r.runTool(toolCtx, c, t, input, out, w)
 }
 
 // checkPermission runs the on_check_permission chain around the engine. A
@@ -205,15 +215,15 @@ func (r *run) checkPermission(ctx context.Context, c *block.ToolCall, t tool.Too
 		if approved {
 			return permission.UserConfirmed(), nil
 		}
-		return a.engine.Check(ctx, t, input), nil
+		return a.engine.Check(ctx, tool.PermissionSubject(t), input), nil
 	}
 	h := a.permissionChain(func(ctx context.Context, in PermissionInput) (permission.Decision, error) {
 		if approved {
 			return permission.UserConfirmed(), nil
 		}
-		return a.engine.Check(ctx, in.Tool, in.Input), nil
+		return a.engine.Check(ctx, tool.PermissionSubject(in.Tool), in.Input), nil
 	})
-	return h(ctx, PermissionInput{ToolCall: c.CloneBlock().(*block.ToolCall), Tool: t, Input: cloneMap(input)})
+	return h(ctx, PermissionInput{ToolCall: c.CloneBlock().(*block.ToolCall), Tool: t, Input: ojson.CloneMap(input)})
 }
 
 // lockstepTool keeps a tool's stream in step with its batch worker (see
@@ -226,14 +236,13 @@ func (l lockstepTool) Call(ctx context.Context, input map[string]any) iter.Seq2[
 
 // runTool executes an allowed local call through the on_acting chain,
 // streams its chunks as events and stores its folded result.
-func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input map[string]any, y func(Item, error) bool, w *coop.Worker[Item]) (callOutcome, error) {
+func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input map[string]any, out *sink, w *coop.Worker[Item]) (callOutcome, error) {
 	a := r.a
-	if w != nil {
-		t = lockstepTool{t}
-	} else if ctx.Done() != nil {
-		// A cancellation lands where the tool waits (or shortly after it
-		// was requested, for a tool that blocks without telling), not before
-		// a tool that runs straight through; in a batch the batch does this.
+	if w == nil && ctx.Done() != nil && ctx.Err() == nil {
+		// A cancellation lands one preemption period after it was
+		// requested, not before a tool that runs straight through (the
+		// reference's lands at the tool's next await); in a batch the batch
+		// does this.
 		var stop context.CancelFunc
 		ctx, stop = coop.DeferCancel(ctx, a.preemptPeriod())
 		defer stop()
@@ -242,6 +251,11 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 		ctx = tool.WithState(ctx, a.st)
 	}
 	inner := func(ctx context.Context, in ActingInput) iter.Seq[tool.Chunk] {
+		if w != nil {
+			// Wrapped only here, so middlewares see the tool itself (its
+			// optional interfaces included).
+			return a.runner.Run(ctx, lockstepTool{in.Tool}, in.Input)
+		}
 		return a.runner.Run(ctx, in.Tool, in.Input)
 	}
 	h := inner
@@ -258,8 +272,8 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 		}
 		foldErr := resp.Append(chunk)
 		for _, b := range chunk.Content {
-			if !r.blockEvent(y, c.ID, b) {
-				return callDone, nil
+			if err := r.blockEvent(out, c.ID, b); err != nil {
+				return callDone, err
 			}
 		}
 		if foldErr != nil {
@@ -268,8 +282,8 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 			// exception and stops reading the tool).
 			ec := tool.ErrorChunk(foldErr.Error())
 			_ = resp.Append(ec)
-			if !r.outputEvents(y, c.ID, block.BlocksBody(ec.Content...)) {
-				return callDone, nil
+			if err := r.outputEvents(out, c.ID, block.BlocksBody(ec.Content...)); err != nil {
+				return callDone, err
 			}
 			break
 		}
@@ -283,10 +297,14 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 	res := resp.Result(c.Name)
 	block.Fill(res, a.src)
 	a.st.AppendContext(a.src, a.name, res)
-	c.State = block.CallFinished
+	if err := c.Transition(block.CallFinished); err != nil {
+		return callDone, err
+	}
 	end := &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: res.State}
 	end.Metadata = maps.Clone(res.Metadata)
-	r.emitTo(y, end)
+	if err := out.emit(end); err != nil {
+		return callDone, err
+	}
 	if res.State == block.ResultInterrupted {
 		return callInterrupted, nil
 	}

@@ -3,10 +3,10 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agentscope-go/agentscope/block"
@@ -20,8 +20,10 @@ import (
 )
 
 // Agent is a ReAct agent: a model, a toolkit, a permission engine and a
-// state. One reply runs at a time (a second concurrent one fails with
-// ErrBusy); between replies the state may be read, saved or replaced.
+// state. One reply runs at a time (starting another while one runs fails
+// with ErrBusy). A parked reply is not running: it is resumed with Confirm
+// or DeliverExternal, by this agent or by any agent built on a saved copy
+// of its state (State, Config.State).
 type Agent struct {
 	name    string
 	prompt  string
@@ -29,10 +31,9 @@ type Agent struct {
 	toolkit *tool.Toolkit
 	st      *state.AgentState
 	engine  *permission.Engine
-	react   ReActConfig
-	modelC  ModelConfig
-	ctxCfg  ContextConfig
-	inject  InjectionConfig
+	react   reactConfig
+	modelC  modelConfig
+	inject  injection
 	mws     middlewares
 	src     stamp.Source
 	// defaultSrc: src is stamp.Default, whose id and time come as a pair.
@@ -42,7 +43,10 @@ type Agent struct {
 	preempt    time.Duration
 	now        func() time.Time
 
-	busy atomic.Bool
+	// mu guards busy, so that State can copy the state while no reply can
+	// start.
+	mu   sync.Mutex
+	busy bool
 	// endSeen is set when a REPLY_END leaves the outermost reply
 	// middleware; only the reply's own goroutine touches it.
 	endSeen bool
@@ -50,55 +54,69 @@ type Agent struct {
 	msgBuf  []*message.Msg
 }
 
-// New returns an agent named name using m. See the Option functions for
-// the defaults (the reference's).
-func New(name string, m model.ChatModel, opts ...Option) (*Agent, error) {
-	c := config{
-		react:     DefaultReActConfig(),
-		context:   DefaultContextConfig(),
-		injection: DefaultInjectionConfig(),
-		src:       stamp.Default,
-		now:       time.Now,
-	}
-	for _, o := range opts {
-		o(&c)
-	}
-	if m == nil {
-		return nil, configErr("a model is required")
-	}
-	if err := c.validate(); err != nil {
-		return nil, err
-	}
-	mws, err := sortMiddlewares(c.middlewares)
+// reactConfig, modelConfig and injection are Config's fields as the loop
+// reads them, defaults filled in.
+type reactConfig struct {
+	MaxIters                   int
+	StructuredOutputGraceIters int
+	InterruptionMessage        string
+	InterruptionReturnsError   bool
+}
+
+type modelConfig struct {
+	MaxRetries int
+	Fallback   model.ChatModel
+}
+
+type injection struct {
+	InjectRuntimeState bool
+	Timezone           string
+	TimeFormat         string
+	TimeInterval       float64 // hours
+	Template           string
+	Source             string
+	TaskToolNames      []string
+	ExtraFields        []Field
+	EmitHintEvent      bool
+}
+
+// New builds an agent from cfg (see Config for the defaults). A Config
+// that cannot work is an error wrapping ErrConfig.
+func New(cfg Config) (*Agent, error) {
+	c, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	if c.src == nil {
-		c.src = stamp.Default
-	}
-	if c.logger == nil {
-		c.logger = slog.Default()
-	}
-	if c.toolkit == nil {
-		if c.toolkit, err = tool.NewToolkit(nil); err != nil {
+	tk := c.Toolkit
+	if tk == nil {
+		if tk, err = tool.NewToolkit(nil); err != nil {
 			return nil, err
 		}
 	}
-	if c.state == nil {
-		c.state = state.New(c.src)
+	st := c.State
+	if st == nil {
+		st = state.New(c.Stamp)
 	}
-	if c.state.Permission == nil {
-		c.state.Permission = permission.NewContext(permission.ModeDefault)
+	if st.Permission == nil {
+		st.Permission = permission.NewContext(permission.ModeDefault)
 	}
-	if c.react.InterruptionMessage == "" {
-		c.react.InterruptionMessage = DefaultInterruptionMessage
-	}
+	rs := c.RuntimeState
 	a := &Agent{
-		name: name, prompt: c.systemPrompt, model: m, toolkit: c.toolkit, st: c.state,
-		engine: permission.NewEngine(c.state.Permission),
-		react:  c.react, modelC: c.modelCfg, ctxCfg: c.context, inject: c.injection,
-		mws: mws, src: c.src, defaultSrc: c.src == stamp.Default, log: c.logger, preempt: c.preempt, now: c.now,
-		runner: tool.Runner{Middlewares: c.toolMWs, Stamp: c.src, Grace: c.grace, Logger: c.logger},
+		name: c.Name, prompt: c.SystemPrompt, model: c.Model, toolkit: tk, st: st,
+		engine: permission.NewEngine(st.Permission),
+		react: reactConfig{
+			MaxIters: c.MaxIters, StructuredOutputGraceIters: c.StructuredOutputGraceIters,
+			InterruptionMessage: c.InterruptionMessage, InterruptionReturnsError: c.InterruptionReturnsError,
+		},
+		modelC: modelConfig{MaxRetries: c.ModelRetries, Fallback: c.FallbackModel},
+		inject: injection{
+			InjectRuntimeState: !rs.Disabled, Timezone: rs.Timezone, TimeFormat: rs.TimeFormat,
+			TimeInterval: rs.TimeInterval.Hours(), Template: rs.Template, Source: rs.Source,
+			TaskToolNames: rs.TaskToolNames, ExtraFields: rs.ExtraFields, EmitHintEvent: !rs.NoHintEvent,
+		},
+		mws: sortMiddlewares(c.Middleware), src: c.Stamp, defaultSrc: c.Stamp == stamp.Default,
+		log: c.Logger, preempt: c.Preemption, now: c.Now,
+		runner: tool.Runner{Middlewares: c.ToolMiddleware, Stamp: c.Stamp, Grace: c.ToolGrace, Logger: c.Logger},
 	}
 	return a, nil
 }
@@ -106,23 +124,49 @@ func New(name string, m model.ChatModel, opts ...Option) (*Agent, error) {
 // Name returns the agent's name.
 func (a *Agent) Name() string { return a.name }
 
-// State returns the agent's state. Read or change it only between replies.
-func (a *Agent) State() *state.AgentState { return a.st }
+// State returns a deep copy of the agent's state, to read, save or hand
+// to another agent. While a reply runs it returns ErrBusy instead: the
+// reply is changing the state (a parked reply is not running).
+func (a *Agent) State() (*state.AgentState, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.busy {
+		return nil, ErrBusy
+	}
+	return a.st.Clone(), nil
+}
 
-// Toolkit returns the agent's toolkit.
+// acquire marks the agent busy for one reply or Observe.
+func (a *Agent) acquire() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.busy {
+		return ErrBusy
+	}
+	a.busy = true
+	return nil
+}
+
+func (a *Agent) release() {
+	a.mu.Lock()
+	a.busy = false
+	a.mu.Unlock()
+}
+
+// Toolkit returns the agent's toolkit (change it only between replies).
 func (a *Agent) Toolkit() *tool.Toolkit { return a.toolkit }
 
-// Permissions returns the agent's permission engine (it works on
-// State().Permission).
+// Permissions returns the agent's permission engine, which works on the
+// state's permission context (change it only between replies).
 func (a *Agent) Permissions() *permission.Engine { return a.engine }
 
 // Observe validates messages and appends them to the context without
 // replying.
 func (a *Agent) Observe(msgs ...*message.Msg) error {
-	if !a.busy.CompareAndSwap(false, true) {
-		return ErrBusy
+	if err := a.acquire(); err != nil {
+		return err
 	}
-	defer a.busy.Store(false)
+	defer a.release()
 	for _, m := range msgs {
 		if err := checkInputMsg(m); err != nil {
 			return err
@@ -151,8 +195,9 @@ const (
 	OutcomeInterrupted Outcome = "interrupted"
 	// OutcomeExceededMaxIters: out of reasoning-acting rounds.
 	OutcomeExceededMaxIters Outcome = "exceeded_max_iters"
-	// OutcomeNothing: nothing happened (a user interrupt sent to an idle
-	// agent); there is no message.
+	// OutcomeNothing: nothing happened (Interrupt on an agent with no
+	// parked reply, or a reply that did not start: an invalid input, a
+	// done context); there is no message.
 	OutcomeNothing Outcome = "nothing"
 )
 
@@ -166,8 +211,8 @@ type Result struct {
 	// ReplyID identifies the reply (a parked reply keeps it on resume).
 	ReplyID string
 	// Pending are copies of the tool calls a parked reply waits for, in
-	// content order: state "asking" (answer with a USER_CONFIRM_RESULT) or
-	// "submitted" (answer with an EXTERNAL_EXECUTION_RESULT).
+	// content order: state "asking" (answer with Confirm) or "submitted"
+	// (answer with DeliverExternal).
 	Pending []*block.ToolCall
 }
 
@@ -180,50 +225,111 @@ type replyOptions struct {
 }
 
 // WithStructuredSchema asks for a structured final output validated
-// against schema (a JSON Schema object).
+// against schema (a JSON Schema object). A resumed reply keeps the schema
+// it was started with; one given to a resume is ignored with a warning.
 func WithStructuredSchema(schema json.RawMessage) ReplyOption {
 	return func(o *replyOptions) { o.schema = schema }
 }
 
-// WithResult makes Stream fill *r once the stream ends.
+// WithResult makes the stream fill *r once it ends (also when it ends with
+// an error or is stopped early: r then says how far the reply got).
 func WithResult(r *Result) ReplyOption { return func(o *replyOptions) { o.result = r } }
 
-// Stream runs one reply and streams its events. input is one of:
-// *message.Msg, []*message.Msg (new messages start a new reply), nil
-// (continue from the context), *event.UserConfirmResult or
-// *event.ExternalExecutionResult (resume a parked reply),
-// *event.UserInterrupt (abandon a parked reply). An invalid input or resume
-// is an *InputError before any event, with the state unchanged.
+// Stream starts a reply to msgs and streams its events; with no messages
+// the reply continues from the context. An invalid message is an
+// *InputError before any event, with the state unchanged.
 //
-// Cancelling ctx interrupts the reply: unfinished tool calls get
+// Cancelling ctx interrupts the reply wherever it is: no model call or
+// tool starts once the cancellation is visible, unfinished tool calls get
 // interrupted results, REPLY_END(interrupted) is the last event and the
-// stream ends normally. Stopping the iteration early abandons the reply
-// where it is (running tools are cancelled; the state stays resumable).
-func (a *Agent) Stream(ctx context.Context, input any, opts ...ReplyOption) iter.Seq2[event.Event, error] {
+// stream ends without an error (unless Config.InterruptionReturnsError).
+// A ctx already done when the reply would start runs nothing and changes
+// nothing: the stream is only an error wrapping ctx.Err(). The same holds
+// for Confirm, DeliverExternal and Interrupt. Stopping the iteration early
+// abandons the reply where it is (running tools are cancelled; the state
+// stays resumable).
+func (a *Agent) Stream(ctx context.Context, msgs []*message.Msg, opts ...ReplyOption) iter.Seq2[event.Event, error] {
+	return a.start(ctx, ReplyInput{Msgs: msgs}, nil, opts)
+}
+
+// Confirm resumes a reply parked on a permission prompt with the user's
+// answers (one per pending call of Result.Pending in state "asking"; the
+// calls not answered stay pending) and streams the rest of the reply. An
+// answer that does not fit what the reply waits for is an *InputError
+// wrapping ErrInvalidResume, with the state unchanged.
+func (a *Agent) Confirm(ctx context.Context, res *event.UserConfirmResult, opts ...ReplyOption) iter.Seq2[event.Event, error] {
+	var err error
+	if res == nil {
+		err = inputErr("Invalid input: the UserConfirmResultEvent is nil.")
+	}
+	return a.start(ctx, ReplyInput{Confirm: res}, err, opts)
+}
+
+// DeliverExternal resumes a reply parked on external tools with their
+// results (for the pending calls in state "submitted") and streams the
+// rest of the reply; errors as for Confirm.
+func (a *Agent) DeliverExternal(ctx context.Context, res *event.ExternalExecutionResult, opts ...ReplyOption) iter.Seq2[event.Event, error] {
+	var err error
+	if res == nil {
+		err = inputErr("Invalid input: the ExternalExecutionResultEvent is nil.")
+	}
+	return a.start(ctx, ReplyInput{External: res}, err, opts)
+}
+
+// Interrupt is the user's interrupt of a parked reply: its pending calls
+// get interrupted results and it ends with REPLY_END(interrupted). On an
+// agent with no parked reply it does nothing (an empty stream, Result
+// OutcomeNothing).
+func (a *Agent) Interrupt(ctx context.Context, opts ...ReplyOption) iter.Seq2[event.Event, error] {
+	return a.start(ctx, ReplyInput{Interrupt: true}, nil, opts)
+}
+
+// start runs one reply through the reply middlewares; inErr rejects the
+// input before anything happens.
+func (a *Agent) start(ctx context.Context, in ReplyInput, inErr error, opts []ReplyOption) iter.Seq2[event.Event, error] {
 	return func(yield func(event.Event, error) bool) {
 		var ro replyOptions
 		for _, o := range opts {
 			o(&ro)
 		}
-		if !a.busy.CompareAndSwap(false, true) {
-			yield(nil, ErrBusy)
+		res := &Result{Outcome: OutcomeNothing}
+		defer func() {
+			if res.Msg == nil {
+				res.Outcome = OutcomeNothing
+			}
+			if ro.result != nil {
+				*ro.result = *res
+			}
+		}()
+		if inErr != nil {
+			yield(nil, inErr)
 			return
 		}
-		defer a.busy.Store(false)
+		if err := ctx.Err(); err != nil {
+			// The reply never starts, so there is nothing to interrupt:
+			// like a Go call given a done context (and like the reference's
+			// task cancelled before its first step) it does nothing.
+			yield(nil, fmt.Errorf("agent: reply not started: %w", err))
+			return
+		}
+		if err := a.acquire(); err != nil {
+			yield(nil, err)
+			return
+		}
+		defer a.release()
 		a.endSeen = false
-		res := &Result{Outcome: OutcomeNothing}
-		in := ReplyInput{Input: input, StructuredSchema: ro.schema}
+		in.StructuredSchema = ro.schema
+		if a.mws.any() {
+			// For the hooks only (see ReplyState): without middleware the
+			// reply costs no context value.
+			ctx = context.WithValue(ctx, replyStateKey{}, a.st)
+		}
 		h := a.replyChain(func(ctx context.Context, in ReplyInput) iter.Seq2[Item, error] {
 			return func(y func(Item, error) bool) {
 				r := &run{a: a, ctx: ctx, yield: y, res: res}
 				r.reply(in)
 			}
 		})
-		defer func() {
-			if ro.result != nil {
-				*ro.result = *res
-			}
-		}()
 		for it, err := range h(ctx, in) {
 			if err != nil {
 				yield(nil, err)
@@ -245,21 +351,18 @@ func (a *Agent) Stream(ctx context.Context, input any, opts ...ReplyOption) iter
 				return
 			}
 		}
-		if res.Msg == nil {
-			res.Outcome = OutcomeNothing
-		}
 	}
 }
 
-// Reply runs one reply (see Stream) and returns its result once it ends.
-// A reply that produced no message (a user interrupt on an idle agent)
-// returns ErrNoFinalMessage. An interrupted reply returns its result, and
-// ctx's error too when ReActConfig.InterruptionReturnsError is set.
-func (a *Agent) Reply(ctx context.Context, input any, opts ...ReplyOption) (*Result, error) {
+// Reply runs a reply to msgs (see Stream) and returns its result once it
+// ends. A parked reply returns its result (Outcome and Pending say what it
+// waits for). An interrupted reply returns its result, and ctx's error too
+// when Config.InterruptionReturnsError is set.
+func (a *Agent) Reply(ctx context.Context, msgs []*message.Msg, opts ...ReplyOption) (*Result, error) {
 	var res Result
 	opts = append(opts, WithResult(&res))
 	var err error
-	for _, e := range a.Stream(ctx, input, opts...) {
+	for _, e := range a.Stream(ctx, msgs, opts...) {
 		if e != nil {
 			err = e
 			break

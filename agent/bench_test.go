@@ -9,6 +9,8 @@ import (
 	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model/scripted"
+	"github.com/agentscope-go/agentscope/stamp"
+	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
@@ -52,14 +54,18 @@ func runReplies(b *testing.B, turns []scripted.Turn, tools []tool.Tool, prior []
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := agent.New("Friday", m, agent.WithSystemPrompt("You are a helpful assistant."),
-		agent.WithToolkit(tk), agent.WithoutInjection(), quietLogger())
+	// The benchmark keeps the state it gives the agent, to reset the
+	// history between replies.
+	st := state.New(stamp.Default)
+	a, err := agent.New(agent.Config{
+		Name: "Friday", Model: m, SystemPrompt: "You are a helpful assistant.", Toolkit: tk, State: st,
+		RuntimeState: agent.RuntimeStateConfig{Disabled: true}, Logger: quietLog,
+	})
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	in := user("go")
-	st := a.State()
+	in := []*message.Msg{user("go")}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

@@ -7,239 +7,218 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/stamp"
 	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
-// DefaultInterruptionMessage is the text of the fallback message that ends
-// an interrupted reply.
-const DefaultInterruptionMessage = "I notice the interruption. How can I help you?"
+// Config is everything an Agent is built from. Only Name and Model are
+// required: every other zero value means the reference's default, given
+// with each field.
+type Config struct {
+	// Name is the agent's name: it authors the agent's messages and tells
+	// its tool calls apart from other agents' in a shared context.
+	Name string
+	// Model answers the reasoning steps.
+	Model model.ChatModel
 
-// ReActConfig bounds and words the loop (the reference's ReActConfig).
-type ReActConfig struct {
-	// MaxIters is the number of reasoning-acting rounds before the reply
-	// stops with EXCEED_MAX_ITERS (default 50).
+	// SystemPrompt is the system message of every model call ("" sends an
+	// empty one, like the reference).
+	SystemPrompt string
+	// Toolkit holds the tools the model may call (nil: an empty toolkit).
+	// The agent mounts and unmounts its structured-output tool in it, like
+	// the reference, so give each agent its own.
+	Toolkit *tool.Toolkit
+	// State is the state to resume from (nil: a fresh one). The agent works
+	// on it in place; read it through Agent.State while replies may run.
+	State *state.AgentState
+
+	// MaxIters is the number of reasoning-acting rounds before a reply
+	// stops with EXCEED_MAX_ITERS (0: 50).
 	MaxIters int
-	// StructuredOutputGraceIters are extra rounds granted, with the tool
-	// choice forced, when a structured output is still missing at MaxIters
-	// (default 5, must be > 0).
+	// StructuredOutputGraceIters are the extra rounds, with the tool choice
+	// forced, granted when a structured output is still missing at MaxIters
+	// (0: 5).
 	StructuredOutputGraceIters int
-	// StopOnReject is declared by the reference but has no effect there
-	// either; it is kept for configuration compatibility.
-	StopOnReject bool
-	// InterruptionMessage is the fallback message's text.
+	// InterruptionMessage is the text of the message that ends an
+	// interrupted reply ("": DefaultInterruptionMessage).
 	InterruptionMessage string
-	// InterruptionReturnsError makes an interrupted reply end with the
-	// context's error after its REPLY_END and fallback message (the
-	// reference's interruption_raise_cancelled_error).
+	// InterruptionReturnsError makes a reply interrupted by its context end
+	// with the context's error after its REPLY_END and final message, so
+	// Reply returns both. It applies wherever the cancellation lands — the
+	// reference raises only when it lands outside the model stream and the
+	// tools (conformance/DEVIATIONS.md, D7). A user interrupt of a parked
+	// reply (Agent.Interrupt) never returns an error.
 	InterruptionReturnsError bool
+
+	// ModelRetries is how many times a failed model call is retried on the
+	// same model (0: none). Only the call is retried: a stream that breaks
+	// after its first chunk is a *StreamError.
+	ModelRetries int
+	// FallbackModel is tried, with the same retries, once Model failed
+	// every attempt (nil: none).
+	FallbackModel model.ChatModel
+
+	// RuntimeState configures the runtime-state hint injected before model
+	// calls; its zero value is the reference's (on, in UTC).
+	RuntimeState RuntimeStateConfig
+
+	// Middleware wraps the steps of every reply. Middleware[0] is the
+	// outermost layer of each onion and the first system-prompt transform.
+	Middleware []Middleware
+	// ToolMiddleware wraps every tool call, outside the tools' own.
+	ToolMiddleware []tool.Middleware
+
+	// Stamp is the source of ids and timestamps (nil: stamp.Default).
+	Stamp stamp.Source
+	// Logger receives the agent's warnings (nil: slog.Default(), so they
+	// are not lost; use slog.New(slog.DiscardHandler) to silence them).
+	Logger *slog.Logger
+	// ToolGrace is how long a cancelled tool may take to return before it
+	// is abandoned (0: tool.DefaultGrace).
+	ToolGrace time.Duration
+	// Preemption is how long a tool of a concurrent batch may take to
+	// produce its next chunk (or return) before it counts as waiting and
+	// its siblings run (0: 20ms). Only the order of events depends on it.
+	Preemption time.Duration
+	// Now is the clock of the runtime-state injection (nil: time.Now).
+	Now func() time.Time
 }
 
-// DefaultReActConfig returns the reference defaults.
-func DefaultReActConfig() ReActConfig {
-	return ReActConfig{MaxIters: 50, StructuredOutputGraceIters: 5, InterruptionMessage: DefaultInterruptionMessage}
+// DefaultInterruptionMessage is the text of the message that ends an
+// interrupted reply.
+const DefaultInterruptionMessage = pycompat.InterruptionMessage
+
+// The reference defaults of Config.
+const (
+	defaultMaxIters   = 50
+	defaultGraceIters = 5
+)
+
+// RuntimeStateConfig controls the runtime-state hint (the reference's
+// InjectionConfig): before a model call the agent appends a hint with the
+// current time when the last one is older than TimeInterval, and a tasks
+// reminder while tasks are open. The zero value is the reference's
+// configuration.
+type RuntimeStateConfig struct {
+	// Disabled turns the injection off.
+	Disabled bool
+	// Timezone is an IANA zone name ("": "UTC"; an unknown name falls back
+	// to UTC but is still reported as configured, like the reference).
+	Timezone string
+	// TimeFormat is a strftime format ("": "%Y-%m-%dT%H:%M:%S").
+	TimeFormat string
+	// TimeInterval is how long an injected time stays current (0: 30
+	// minutes; negative: none, the time is due again as soon as the clock
+	// has moved on — the reference's time_interval 0).
+	TimeInterval time.Duration
+	// Template wraps the fields; it must contain "{runtime_state}"
+	// ("": DefaultInjectionTemplate).
+	Template string
+	// Source is the hint's source label ("": DefaultInjectionSource).
+	Source string
+	// TaskToolNames suppress the tasks reminder once one of them was
+	// called (nil: TaskCreate, TaskGet, TaskList and TaskUpdate; an empty
+	// non-nil slice: none).
+	TaskToolNames []string
+	// ExtraFields are appended, in order, to an injection that fires.
+	ExtraFields []Field
+	// NoHintEvent keeps the hint out of the stream (it is still stored in
+	// the context and sent to the model); by default a HINT_BLOCK event
+	// announces it.
+	NoHintEvent bool
 }
 
-// ModelConfig governs model calls.
-type ModelConfig struct {
-	// MaxRetries is how many times a failed call is retried on the same
-	// model (default 0). Only the call is retried: a stream that breaks
-	// after its first chunk is an error.
-	MaxRetries int
-	// Fallback is tried (with the same retries) once the primary model
-	// failed every attempt.
-	Fallback model.ChatModel
-}
-
-// ContextConfig holds the reference's context-size settings. They are
-// validated like the reference's, but this engine does not compress
-// context yet: a reply's history is handed to the model whole.
-type ContextConfig struct {
-	TriggerRatio    float64 // (0, 0.9], default 0.8
-	ReserveRatio    float64 // (0, 0.9), default 0.1
-	ToolResultLimit int     // default 50000
-	MaxImageNum     int     // default 5
-}
-
-// DefaultContextConfig returns the reference defaults.
-func DefaultContextConfig() ContextConfig {
-	return ContextConfig{TriggerRatio: 0.8, ReserveRatio: 0.1, ToolResultLimit: 50000, MaxImageNum: 5}
-}
-
-// Field is one extra runtime-state field (kept in order).
+// Field is one extra runtime-state field, rendered as <Key>Value</Key>.
 type Field struct {
 	Key   string
 	Value any
 }
 
-// InjectionConfig controls the runtime-state hint injected before model
-// calls (the reference's InjectionConfig).
-type InjectionConfig struct {
-	// InjectRuntimeState turns the injection on (default true).
-	InjectRuntimeState bool
-	// Timezone is an IANA zone name (default "UTC"; unknown names fall back
-	// to UTC but are still reported as configured).
-	Timezone string
-	// TimeFormat is a strftime format (default "%Y-%m-%dT%H:%M:%S").
-	TimeFormat string
-	// TimeInterval is how many hours may pass before the time is injected
-	// again (default 0.5).
-	TimeInterval float64
-	// ContextBufferRatio is validated against ContextConfig.TriggerRatio.
-	ContextBufferRatio float64
-	// Template must contain "{runtime_state}".
-	Template string
-	// Source is the hint's source label.
-	Source string
-	// TaskToolNames suppress the tasks reminder once one of them was called.
-	TaskToolNames []string
-	// ExtraFields are appended to an injection that fires.
-	ExtraFields []Field
-	// EmitHintEvent emits a HINT_BLOCK event for the injected hint.
-	EmitHintEvent bool
-}
-
 // Injection texts of the reference.
 const (
-	DefaultInjectionTemplate = "<system-reminder>Treat the following as the ground truth at this point of the conversation. Anything stated earlier is outdated, and a later reminder, if any, supersedes this one:\n{runtime_state}\n</system-reminder>"
-	DefaultInjectionSource   = `{"label": "System", "sublabel": "Runtime State"}`
+	DefaultInjectionTemplate = pycompat.InjectionTemplate
+	DefaultInjectionSource   = pycompat.InjectionSource
 )
 
-// DefaultInjectionConfig returns the reference defaults.
-func DefaultInjectionConfig() InjectionConfig {
-	return InjectionConfig{
-		InjectRuntimeState: true,
-		Timezone:           "UTC",
-		TimeFormat:         "%Y-%m-%dT%H:%M:%S",
-		TimeInterval:       0.5,
-		ContextBufferRatio: 0.2,
-		Template:           DefaultInjectionTemplate,
-		Source:             DefaultInjectionSource,
-		TaskToolNames:      []string{"TaskCreate", "TaskGet", "TaskList", "TaskUpdate"},
-		EmitHintEvent:      true,
-	}
-}
-
-// ErrConfig is wrapped by configuration errors returned by New.
+// ErrConfig is wrapped by the configuration errors New returns.
 var ErrConfig = errors.New("invalid agent configuration")
 
 func configErr(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
 }
 
-func (c *config) validate() error {
-	if c.react.StructuredOutputGraceIters <= 0 {
-		return configErr("structured_output_grace_iters must be > 0, got %d", c.react.StructuredOutputGraceIters)
+// withDefaults validates c and fills in the defaults of its zero values
+// (everything except Toolkit and State, which New builds).
+func (c Config) withDefaults() (Config, error) {
+	switch {
+	case c.Name == "":
+		return c, configErr("a name is required")
+	case c.Model == nil:
+		return c, configErr("a model is required")
+	case c.MaxIters < 0:
+		return c, configErr("MaxIters must be >= 0, got %d", c.MaxIters)
+	case c.StructuredOutputGraceIters < 0:
+		return c, configErr("StructuredOutputGraceIters must be >= 0, got %d", c.StructuredOutputGraceIters)
+	case c.ModelRetries < 0:
+		return c, configErr("ModelRetries must be >= 0, got %d", c.ModelRetries)
 	}
-	cc := c.context
-	if cc.TriggerRatio <= 0 || cc.TriggerRatio > 0.9 {
-		return configErr("trigger_ratio must be in (0, 0.9], got %v", cc.TriggerRatio)
+	for i, mw := range c.Middleware {
+		if mw.isZero() {
+			return c, configErr("middleware %d (%s) sets no hook", i, mw.label(i))
+		}
 	}
-	if cc.ReserveRatio <= 0 || cc.ReserveRatio >= 0.9 {
-		return configErr("reserve_ratio must be in (0, 0.9), got %v", cc.ReserveRatio)
+	if c.MaxIters == 0 {
+		c.MaxIters = defaultMaxIters
 	}
-	if cc.ReserveRatio >= cc.TriggerRatio {
-		return configErr("reserve_ratio (%v) must be smaller than trigger_ratio (%v)", cc.ReserveRatio, cc.TriggerRatio)
+	if c.StructuredOutputGraceIters == 0 {
+		c.StructuredOutputGraceIters = defaultGraceIters
 	}
-	ic := c.injection
-	if ic.ContextBufferRatio < 0 || ic.ContextBufferRatio > 1 {
-		return configErr("context_buffer_ratio must be in [0, 1], got %v", ic.ContextBufferRatio)
+	if c.InterruptionMessage == "" {
+		c.InterruptionMessage = DefaultInterruptionMessage
 	}
-	if ic.InjectRuntimeState && ic.ContextBufferRatio >= cc.TriggerRatio {
-		return configErr("context_buffer_ratio (%v) must be smaller than trigger_ratio (%v) while runtime-state injection is on", ic.ContextBufferRatio, cc.TriggerRatio)
+	if c.Stamp == nil {
+		c.Stamp = stamp.Default
 	}
-	if !strings.Contains(ic.Template, "{runtime_state}") {
-		return configErr("the injection template must contain {runtime_state}")
+	if c.Logger == nil {
+		c.Logger = slog.Default()
 	}
-	if ic.TimeInterval < 0 {
-		return configErr("time_interval must be >= 0")
+	if c.Now == nil {
+		c.Now = time.Now
 	}
-	if c.modelCfg.MaxRetries < 0 {
-		return configErr("max_retries must be >= 0")
+	rs, err := c.RuntimeState.withDefaults()
+	if err != nil {
+		return c, err
 	}
-	return nil
+	c.RuntimeState = rs
+	return c, nil
 }
 
-// config is everything New assembles.
-type config struct {
-	systemPrompt string
-	toolkit      *tool.Toolkit
-	state        *state.AgentState
-	react        ReActConfig
-	modelCfg     ModelConfig
-	context      ContextConfig
-	injection    InjectionConfig
-	middlewares  []any
-	toolMWs      []tool.Middleware
-	src          stamp.Source
-	logger       *slog.Logger
-	grace        time.Duration
-	preempt      time.Duration
-	now          func() time.Time
+func (ic RuntimeStateConfig) withDefaults() (RuntimeStateConfig, error) {
+	if ic.Timezone == "" {
+		ic.Timezone = "UTC"
+	}
+	if ic.TimeFormat == "" {
+		ic.TimeFormat = "%Y-%m-%dT%H:%M:%S"
+	}
+	switch {
+	case ic.TimeInterval == 0:
+		ic.TimeInterval = 30 * time.Minute
+	case ic.TimeInterval < 0:
+		ic.TimeInterval = 0
+	}
+	if ic.Template == "" {
+		ic.Template = DefaultInjectionTemplate
+	} else if !strings.Contains(ic.Template, "{runtime_state}") {
+		return ic, configErr("the runtime-state template must contain {runtime_state}")
+	}
+	if ic.Source == "" {
+		ic.Source = DefaultInjectionSource
+	}
+	if ic.TaskToolNames == nil {
+		ic.TaskToolNames = []string{"TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}
+	}
+	return ic, nil
 }
-
-// Option configures an Agent.
-type Option func(*config)
-
-// WithSystemPrompt sets the system prompt.
-func WithSystemPrompt(p string) Option { return func(c *config) { c.systemPrompt = p } }
-
-// WithToolkit sets the toolkit (default: an empty one). The agent mounts
-// and unmounts its structured-output tool in it, like the reference.
-func WithToolkit(tk *tool.Toolkit) Option { return func(c *config) { c.toolkit = tk } }
-
-// WithState resumes from a saved state (default: a fresh one). The agent
-// works on it in place.
-func WithState(s *state.AgentState) Option { return func(c *config) { c.state = s } }
-
-// WithReAct replaces the loop configuration.
-func WithReAct(r ReActConfig) Option { return func(c *config) { c.react = r } }
-
-// WithMaxIters sets ReActConfig.MaxIters.
-func WithMaxIters(n int) Option { return func(c *config) { c.react.MaxIters = n } }
-
-// WithModelConfig replaces the model-call configuration.
-func WithModelConfig(m ModelConfig) Option { return func(c *config) { c.modelCfg = m } }
-
-// WithContextConfig replaces the context configuration.
-func WithContextConfig(cc ContextConfig) Option { return func(c *config) { c.context = cc } }
-
-// WithInjection replaces the runtime-state injection configuration.
-func WithInjection(ic InjectionConfig) Option { return func(c *config) { c.injection = ic } }
-
-// WithoutInjection turns runtime-state injection off.
-func WithoutInjection() Option { return func(c *config) { c.injection.InjectRuntimeState = false } }
-
-// WithMiddleware appends middlewares; each must implement at least one of
-// ReplyMiddleware, ReasoningMiddleware, ModelCallMiddleware,
-// ActingMiddleware, PermissionMiddleware, SystemPromptMiddleware. The first
-// one given is the outermost layer of every onion.
-func WithMiddleware(mws ...any) Option {
-	return func(c *config) { c.middlewares = append(c.middlewares, mws...) }
-}
-
-// WithToolMiddleware wraps every tool call (outside the tools' own).
-func WithToolMiddleware(mws ...tool.Middleware) Option {
-	return func(c *config) { c.toolMWs = append(c.toolMWs, mws...) }
-}
-
-// WithStamp sets the source of ids and timestamps (default stamp.Default).
-func WithStamp(src stamp.Source) Option { return func(c *config) { c.src = src } }
-
-// WithLogger sets the logger (default slog.Default()).
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
-
-// WithToolGrace is how long a cancelled tool may take to return before it
-// is abandoned (default tool.DefaultGrace).
-func WithToolGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
-
-// WithPreemption is how long a tool of a concurrent batch may block
-// without going through coop.Sleep/Block before its siblings run anyway
-// (default coop.DefaultPreempt).
-func WithPreemption(d time.Duration) Option { return func(c *config) { c.preempt = d } }
-
-// WithClock sets the clock of the runtime-state injection (default
-// time.Now).
-func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }

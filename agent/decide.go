@@ -85,30 +85,8 @@ func decide(in decideInput) action {
 	}
 	var awaiting, executable []*block.ToolCall
 	if last != nil {
-		results := map[string]bool{}
-		for _, b := range last.Content {
-			if r, ok := b.(*block.ToolResult); ok {
-				results[r.ID] = true
-			}
-		}
-		for _, b := range last.Content {
-			c, ok := b.(*block.ToolCall)
-			if !ok {
-				continue
-			}
-			if c.State == block.CallAsking || (c.State == block.CallSubmitted && !results[c.ID]) {
-				awaiting = append(awaiting, c)
-			}
-		}
-		for _, b := range last.Content {
-			c, ok := b.(*block.ToolCall)
-			if !ok || results[c.ID] {
-				continue
-			}
-			if c.State == block.CallAllowed || ((c.State == block.CallPending || c.State == "") && len(awaiting) == 0) {
-				executable = append(executable, c)
-			}
-		}
+		awaiting = block.AwaitingCalls(last.Content)
+		executable = block.ExecutableCalls(last.Content)
 	}
 	switch {
 	case len(executable) > 0:

@@ -10,12 +10,37 @@
 // permission prompt or an external tool is just a saved state: any process
 // holding it resumes the reply with a confirmation or a result event.
 //
-// Interruption is context cancellation: a cancelled reply closes every
-// unfinished tool call with an interrupted result, emits
-// REPLY_END(interrupted) and ends with the configured fallback message.
-// Middlewares wrap the reply, reasoning, model call, acting and permission
-// steps as onions (the first middleware is the outermost layer) and
-// transform the system prompt as a pipeline.
+// An agent is built from one Config whose zero values are the reference's
+// defaults. A new input starts a reply (Agent.Stream, Agent.Reply); a
+// parked reply is resumed with Agent.Confirm or Agent.DeliverExternal, or
+// abandoned with Agent.Interrupt. Each returns the reply's events as an
+// iter.Seq2; WithResult collects how it ended.
+//
+// # Concurrent batches
+//
+// Consecutive concurrency-safe tool calls run as one batch, each on its own
+// goroutine, and their events come out in the order of the reference,
+// whose batch is asyncio tasks on one thread: the calls start in call
+// order, a call runs until its tool waits, and a call whose wait ends
+// rejoins the back of the line. Tools are plain Go (time.Sleep, channels,
+// I/O, an iterator yielding chunks) and need not know about this. A tool's
+// chunk yields and its return are the points the engine sees; a tool
+// waits, for the engine, when its next chunk (or its return) has not come
+// within the preemption period (Config.Preemption, 20ms by default). So the
+// order is the reference's for tools whose segments between chunks either
+// run through in less than that period or wait longer than it, as long as
+// the waits of different calls do not end within a period of each other;
+// a shorter wait counts as work (the call keeps its turn), and a segment
+// computing for longer than the period counts as a wait. The events of
+// one call keep their own order (START, chunks, END) whatever the timing.
+//
+// Interruption is context cancellation: no model call or tool starts once
+// it is visible, every unfinished tool call gets an interrupted result,
+// REPLY_END(interrupted) is emitted and the reply ends with the configured
+// fallback message. A context already done when a reply would start runs
+// nothing. Middleware hooks wrap the reply, reasoning, model call, acting
+// and permission steps as onions (the first middleware is the outermost
+// layer) and transform the system prompt as a pipeline.
 //
 // The reference is AgentScope 2.x's Agent._reply_impl; its behaviour, event
 // order and strings are reproduced exactly (see conformance/DEVIATIONS.md

@@ -22,6 +22,10 @@ var (
 	// ErrNoProgress is the guard against a middleware that swallows
 	// REPLY_END twice with nothing done in between (the text is the
 	// reference's).
+	// ErrPanicked is wrapped by the error of a reply in which a tool
+	// call's middleware or permission check panicked (a tool's own panic
+	// becomes its error result instead).
+	ErrPanicked   = errors.New("agent: a tool call panicked")
 	ErrNoProgress = errors.New("A middleware swallowed the ReplyEndEvent twice without any reasoning/acting in between. Unblock the next round (e.g. adjust 'cur_iter', 'max_iters' or the structured output state) before swallowing the event again.")
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"iter"
 	"log/slog"
 	"regexp"
@@ -13,12 +12,12 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/agent"
-	"github.com/agentscope-go/agentscope/agent/coop"
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
@@ -68,11 +67,11 @@ func makeTool(t testing.TB, s toolSpec) tool.Tool {
 	return tl
 }
 
-// sleeper waits d through coop (interruptible), then answers.
+// sleeper waits d (interruptible), then answers.
 func sleeper(d time.Duration) tool.CallFunc {
 	return func(ctx context.Context, _ map[string]any) iter.Seq2[tool.Chunk, error] {
 		return func(yield func(tool.Chunk, error) bool) {
-			if err := coop.Sleep(ctx, d); err != nil {
+			if err := sleepCtx(ctx, d); err != nil {
 				yield(tool.Chunk{}, err)
 				return
 			}
@@ -81,27 +80,51 @@ func sleeper(d time.Duration) tool.CallFunc {
 	}
 }
 
-func quietLogger() agent.Option {
-	return agent.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+var quietLog = slog.New(slog.DiscardHandler)
+
+// cfgFn changes the test agent's configuration.
+type cfgFn func(*agent.Config)
+
+func maxIters(n int) cfgFn                 { return func(c *agent.Config) { c.MaxIters = n } }
+func withState(st *state.AgentState) cfgFn { return func(c *agent.Config) { c.State = st } }
+func preemption(d time.Duration) cfgFn     { return func(c *agent.Config) { c.Preemption = d } }
+func runtimeState(rs agent.RuntimeStateConfig, now func() time.Time) cfgFn {
+	return func(c *agent.Config) { c.RuntimeState, c.Now = rs, now }
+}
+func withMW(mws ...agent.Middleware) cfgFn {
+	return func(c *agent.Config) { c.Middleware = append(c.Middleware, mws...) }
 }
 
 // newAgent builds "Friday" with a scripted model, the tools, injection off.
-func newAgent(t testing.TB, turns []scripted.Turn, tools []tool.Tool, opts ...agent.Option) (*agent.Agent, *scripted.Model) {
+func newAgent(t testing.TB, turns []scripted.Turn, tools []tool.Tool, cfgs ...cfgFn) (*agent.Agent, *scripted.Model) {
 	t.Helper()
 	m := scripted.New("mock-model", turns, scripted.WithRecording())
 	tk, err := tool.NewToolkit(tools)
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := append([]agent.Option{
-		agent.WithSystemPrompt("You are a helpful assistant."),
-		agent.WithToolkit(tk), agent.WithoutInjection(), quietLogger(),
-	}, opts...)
-	a, err := agent.New("Friday", m, all...)
+	cfg := agent.Config{
+		Name: "Friday", Model: m, SystemPrompt: "You are a helpful assistant.", Toolkit: tk,
+		RuntimeState: agent.RuntimeStateConfig{Disabled: true}, Logger: quietLog,
+	}
+	for _, f := range cfgs {
+		f(&cfg)
+	}
+	a, err := agent.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a, m
+}
+
+// stateOf is a copy of a's state (between replies).
+func stateOf(t testing.TB, a *agent.Agent) *state.AgentState {
+	t.Helper()
+	st, err := a.State()
+	if err != nil {
+		t.Fatalf("state: %v", err)
+	}
+	return st
 }
 
 // replyRun is what one reply produced.
@@ -152,11 +175,32 @@ func describe(e event.Event) string {
 	return strings.TrimSuffix(strings.TrimSuffix(string(e.Type()), "_EVENT"), "")
 }
 
+// stream starts the entry point that takes input: messages (one or a
+// list, nil to continue), a confirmation, external results, or
+// *event.UserInterrupt for Agent.Interrupt.
+func stream(ctx context.Context, a *agent.Agent, input any, opts ...agent.ReplyOption) iter.Seq2[event.Event, error] {
+	switch in := input.(type) {
+	case nil:
+		return a.Stream(ctx, nil, opts...)
+	case *message.Msg:
+		return a.Stream(ctx, []*message.Msg{in}, opts...)
+	case []*message.Msg:
+		return a.Stream(ctx, in, opts...)
+	case *event.UserConfirmResult:
+		return a.Confirm(ctx, in, opts...)
+	case *event.ExternalExecutionResult:
+		return a.DeliverExternal(ctx, in, opts...)
+	case *event.UserInterrupt:
+		return a.Interrupt(ctx, opts...)
+	}
+	panic(fmt.Sprintf("test input of type %T", input))
+}
+
 func reply(t testing.TB, ctx context.Context, a *agent.Agent, input any, opts ...agent.ReplyOption) replyRun {
 	t.Helper()
 	var r replyRun
 	opts = append(opts, agent.WithResult(&r.res))
-	for e, err := range a.Stream(ctx, input, opts...) {
+	for e, err := range stream(ctx, a, input, opts...) {
 		if err != nil {
 			r.err = err
 			break
@@ -188,9 +232,10 @@ func user(text string) *message.Msg { return message.UserText("user", text) }
 // confirm answers the parked calls: approve each id listed.
 func confirm(t testing.TB, a *agent.Agent, approve bool, rules []block.PermissionRule, ids ...string) *event.UserConfirmResult {
 	t.Helper()
-	e := &event.UserConfirmResult{ReplyID: a.State().Reply.ReplyID}
+	st := stateOf(t, a)
+	e := &event.UserConfirmResult{ReplyID: st.Reply.ReplyID}
 	for _, id := range ids {
-		c, ok := a.State().Tail().Find(block.KindToolCall, id).(*block.ToolCall)
+		c, ok := st.Tail().Find(block.KindToolCall, id).(*block.ToolCall)
 		if !ok {
 			t.Fatalf("no call %s", id)
 		}
@@ -199,8 +244,8 @@ func confirm(t testing.TB, a *agent.Agent, approve bool, rules []block.Permissio
 	return e
 }
 
-func external(a *agent.Agent, results ...*block.ToolResult) *event.ExternalExecutionResult {
-	return &event.ExternalExecutionResult{ReplyID: a.State().Reply.ReplyID, ExecutionResults: results}
+func external(t testing.TB, a *agent.Agent, results ...*block.ToolResult) *event.ExternalExecutionResult {
+	return &event.ExternalExecutionResult{ReplyID: stateOf(t, a).Reply.ReplyID, ExecutionResults: results}
 }
 
 // contextShape summarizes the reply message: calls with states, results
@@ -255,4 +300,16 @@ func normalizeJSON(s string) string {
 		return fmt.Sprintf(`"<id:%d>"`, n)
 	})
 	return tsRE.ReplaceAllString(s, "<ts>")
+}
+
+// sleepCtx is how a plain Go tool waits: d, or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

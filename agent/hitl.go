@@ -2,16 +2,16 @@ package agent
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/ojson"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
 )
 
 // DeniedText is the result the model sees for a call the user rejected.
-func DeniedText(toolName string) string {
-	return `<system-reminder>The execution of tool "` + toolName + `" is denied by user!</system-reminder>`
-}
+func DeniedText(toolName string) string { return pycompat.DeniedText(toolName) }
 
 // checkIncoming validates a resume against what the parked reply waits for
 // (§5.3) and reports whether the input continues a parked reply. Nothing is
@@ -45,7 +45,7 @@ func (a *Agent) checkIncoming(ev event.Event) (bool, error) {
 			}
 		}
 		if len(unknown) > 0 {
-			return false, resumeErr("Received UserConfirmResultEvent with tool call ids %s that are not waiting for confirmation.", pySet(unknown))
+			return false, resumeErr("Received UserConfirmResultEvent with tool call ids %s that are not waiting for confirmation.", pyjson.StrSetRepr(unknown))
 		}
 	case *event.ExternalExecutionResult:
 		if len(submitted) == 0 {
@@ -61,37 +61,19 @@ func (a *Agent) checkIncoming(ev event.Event) (bool, error) {
 			}
 		}
 		if len(unknown) > 0 {
-			return false, resumeErr("Received ExternalExecutionResultEvent with tool call ids %s that are not waiting for external execution results.", pySet(unknown))
+			return false, resumeErr("Received ExternalExecutionResultEvent with tool call ids %s that are not waiting for external execution results.", pyjson.StrSetRepr(unknown))
 		}
 	}
 	return ev != nil, nil
 }
 
-// pySet renders ids like a Python set of strings (sorted, since Python's
-// order is arbitrary).
-func pySet(ids []string) string {
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, id := range ids {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("'" + strings.ReplaceAll(id, "'", `\'`) + "'")
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
 // handleIncoming applies a checked resume event to the state and emits
 // what it settles (§5.2). No REPLY_START: the parked reply continues.
-func (r *run) handleIncoming(ev event.Event) bool {
+func (r *run) handleIncoming(ev event.Event) error {
 	a := r.a
 	m := a.st.LastReply(a.name)
 	if m == nil {
-		return true
+		return nil
 	}
 	switch e := ev.(type) {
 	case *event.UserConfirmResult:
@@ -111,15 +93,17 @@ func (r *run) handleIncoming(ev event.Event) bool {
 			if res.Confirmed {
 				// Approval runs what the client sends back: this is how a
 				// user edits a call.
-				c.State = block.CallAllowed
+				if err := c.Transition(block.CallAllowed); err != nil {
+					return err
+				}
 				c.Name, c.Input = res.ToolCall.Name, res.ToolCall.Input
 				for _, rule := range res.Rules {
 					a.engine.AddRule(rule)
 				}
 				continue
 			}
-			if !r.errorResult(r.out, c, DeniedText(c.Name), block.ResultDenied) {
-				return false
+			if err := r.errorResult(&r.out, c, DeniedText(c.Name), block.ResultDenied); err != nil {
+				return err
 			}
 		}
 	case *event.ExternalExecutionResult:
@@ -129,42 +113,44 @@ func (r *run) handleIncoming(ev event.Event) bool {
 			block.Fill(saved, a.src)
 			a.st.AppendContext(a.src, a.name, saved)
 			if c != nil {
-				c.State = block.CallFinished
+				if err := c.Transition(block.CallFinished); err != nil {
+					return err
+				}
 			}
 			// The result's START was emitted when the call was submitted.
-			if !r.outputEvents(r.out, res.ID, res.Output) {
-				return false
+			if err := r.outputEvents(&r.out, res.ID, res.Output); err != nil {
+				return err
 			}
 			st := res.State
 			if st == "" {
 				st = block.ResultRunning // the block's default, as stored
 			}
-			if !r.emit(&event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: res.ID, State: st, Base: event.Base{Metadata: cloneMap(res.Metadata)}}) {
-				return false
+			if err := r.out.emit(&event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: res.ID, State: st, Base: event.Base{Metadata: ojson.CloneMap(res.Metadata)}}); err != nil {
+				return err
 			}
 		}
 	}
-	return true
+	return nil
 }
 
 // outputEvents turns a tool output into TOOL_RESULT_TEXT/DATA_DELTA events.
-func (r *run) outputEvents(y func(Item, error) bool, callID string, out block.Body) bool {
+func (r *run) outputEvents(s *sink, callID string, out block.Body) error {
 	if out.Plain {
-		return r.emitTo(y, &event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: callID, Delta: out.Text})
+		return s.emit(&event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: callID, Delta: out.Text})
 	}
 	for _, b := range out.Blocks {
-		if !r.blockEvent(y, callID, b) {
-			return false
+		if err := r.blockEvent(s, callID, b); err != nil {
+			return err
 		}
 	}
-	return true
+	return nil
 }
 
 // blockEvent converts one text or data block of a tool's output.
-func (r *run) blockEvent(y func(Item, error) bool, callID string, b block.Block) bool {
+func (r *run) blockEvent(s *sink, callID string, b block.Block) error {
 	switch b := b.(type) {
 	case *block.Text:
-		return r.emitTo(y, &event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: callID, Delta: b.Text})
+		return s.emit(&event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: callID, Delta: b.Text})
 	case *block.Data:
 		e := &event.ToolResultDataDelta{ReplyID: r.replyID, ToolCallID: callID, BlockID: b.ID}
 		switch src := b.Source.(type) {
@@ -173,12 +159,12 @@ func (r *run) blockEvent(y func(Item, error) bool, callID string, b block.Block)
 		case *block.URL:
 			e.MediaType, e.URL = src.MediaType, block.Some(src.URL)
 		default:
-			return true
+			return nil
 		}
 		if e.BlockID == "" {
 			e.BlockID = r.a.src.NewID()
 		}
-		return r.emitTo(y, e)
+		return s.emit(e)
 	}
-	return true
+	return nil
 }

@@ -38,18 +38,18 @@ func TestConfirmOneCall(t *testing.T) {
 	}
 	res := r.res
 	if res.Outcome != agent.OutcomeAwaitingConfirmation || len(res.Pending) != 1 || res.Pending[0].ID != "c1" ||
-		res.Msg.FinishedReason != "" || contextShape(res.Msg) != "text "+agent.ParkText || res.Msg.ID != a.State().Reply.ReplyID {
+		res.Msg.FinishedReason != "" || contextShape(res.Msg) != "text "+agent.ParkText || res.Msg.ID != stateOf(t, a).Reply.ReplyID {
 		t.Fatalf("parked result %+v", res)
 	}
-	if got := contextShape(a.State().Tail()); got != "call c1 asking" {
+	if got := contextShape(stateOf(t, a).Tail()); got != "call c1 asking" {
 		t.Fatalf("context %s", got)
 	}
 	r = mustReply(t, a, confirm(t, a, true, nil, "c1"))
 	expectKinds(t, r, "RESULT_START(c1) RESULT_DELTA(c1:ask: test1) RESULT_END(c1:success) "+finalTail)
-	if got := contextShape(a.State().Tail()); got != "call c1 finished | result c1 success list:ask: test1 | text Result 1" {
+	if got := contextShape(stateOf(t, a).Tail()); got != "call c1 finished | result c1 success list:ask: test1 | text Result 1" {
 		t.Fatalf("context %s", got)
 	}
-	if c := a.State().Tail().Content[0].(*block.ToolCall); len(c.SuggestedRules) != 1 {
+	if c := stateOf(t, a).Tail().Content[0].(*block.ToolCall); len(c.SuggestedRules) != 1 {
 		t.Fatal("suggested rules lost on approval")
 	}
 }
@@ -60,10 +60,10 @@ func TestSequentialConfirmations(t *testing.T) {
 	ask := makeTool(t, toolSpec{name: "ask", perm: block.Ask})
 	a, m := newAgent(t, []scripted.Turn{toolTurn([3]string{"c1", "ask", `{"input": "1"}`}, [3]string{"c2", "ask", `{"input": "2"}`}), finalTurn}, []tool.Tool{ask})
 	mustReply(t, a, user("Test"))
-	if got := contextShape(a.State().Tail()); got != "call c1 asking | call c2 pending" {
+	if got := contextShape(stateOf(t, a).Tail()); got != "call c1 asking | call c2 pending" {
 		t.Fatalf("context %s", got)
 	}
-	if c2 := a.State().Tail().Content[1].(*block.ToolCall); len(c2.SuggestedRules) != 0 {
+	if c2 := stateOf(t, a).Tail().Content[1].(*block.ToolCall); len(c2.SuggestedRules) != 0 {
 		t.Fatal("the unevaluated call has suggestions")
 	}
 	r := mustReply(t, a, confirm(t, a, true, nil, "c1"))
@@ -85,12 +85,12 @@ func TestConcurrentDedup(t *testing.T) {
 		if !strings.HasSuffix(r.kinds(), "MODEL_CALL_END REQUIRE_CONFIRM(c1)") {
 			t.Fatalf("events %s", r.kinds())
 		}
-		if got := contextShape(a.State().Tail()); got != "call c1 asking | call c2 pending" {
+		if got := contextShape(stateOf(t, a).Tail()); got != "call c1 asking | call c2 pending" {
 			t.Fatalf("context %s", got)
 		}
 		var rules []block.PermissionRule
 		if withRule {
-			rules = a.State().Tail().Content[0].(*block.ToolCall).SuggestedRules
+			rules = stateOf(t, a).Tail().Content[0].(*block.ToolCall).SuggestedRules
 		}
 		r = mustReply(t, a, confirm(t, a, true, rules, "c1"))
 		if withRule {
@@ -114,17 +114,17 @@ func TestPartialConfirmation(t *testing.T) {
 	a2 := makeTool(t, toolSpec{name: "a2", perm: block.Ask, concurrent: true})
 	a, m := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", "a1", `{}`), scripted.ToolCall("c2", "a2", `{}`)), finalTurn}, []tool.Tool{a1, a2})
 	r := mustReply(t, a, user("Test"))
-	if !strings.HasSuffix(r.kinds(), "MODEL_CALL_END REQUIRE_CONFIRM(c1) REQUIRE_CONFIRM(c2)") || a.State().Reply.CurIter != 0 {
+	if !strings.HasSuffix(r.kinds(), "MODEL_CALL_END REQUIRE_CONFIRM(c1) REQUIRE_CONFIRM(c2)") || stateOf(t, a).Reply.CurIter != 0 {
 		t.Fatalf("events %s", r.kinds())
 	}
 	r = mustReply(t, a, confirm(t, a, true, nil, "c1"))
 	expectKinds(t, r, "RESULT_START(c1) RESULT_DELTA(c1:a1: <nil>) RESULT_END(c1:success)")
-	if r.res.Outcome != agent.OutcomeAwaitingConfirmation || a.State().Reply.CurIter != 0 || len(r.res.Pending) != 1 {
-		t.Fatalf("outcome %s cur_iter %d", r.res.Outcome, a.State().Reply.CurIter)
+	if r.res.Outcome != agent.OutcomeAwaitingConfirmation || stateOf(t, a).Reply.CurIter != 0 || len(r.res.Pending) != 1 {
+		t.Fatalf("outcome %s cur_iter %d", r.res.Outcome, stateOf(t, a).Reply.CurIter)
 	}
 	r = mustReply(t, a, confirm(t, a, true, nil, "c2"))
-	if r.res.Outcome != agent.OutcomeCompleted || m.Remaining() != 0 || a.State().Reply.CurIter != 2 {
-		t.Fatalf("outcome %s cur_iter %d", r.res.Outcome, a.State().Reply.CurIter)
+	if r.res.Outcome != agent.OutcomeCompleted || m.Remaining() != 0 || stateOf(t, a).Reply.CurIter != 2 {
+		t.Fatalf("outcome %s cur_iter %d", r.res.Outcome, stateOf(t, a).Reply.CurIter)
 	}
 }
 
@@ -136,8 +136,8 @@ func TestDenyAndEdit(t *testing.T) {
 	mustReply(t, a, user("Test"))
 	r := mustReply(t, a, confirm(t, a, false, nil, "c1"))
 	expectKinds(t, r, `RESULT_START(c1) RESULT_DELTA(c1:<system-reminder>The execution of tool "ask" is denied by user!</system-reminder>) RESULT_END(c1:denied) `+finalTail)
-	if got := contextShape(a.State().Tail()); !strings.HasPrefix(got, `call c1 finished | result c1 denied plain:<system-reminder>`) || a.State().Reply.CurIter != 1 {
-		t.Fatalf("context %s, cur_iter %d", got, a.State().Reply.CurIter)
+	if got := contextShape(stateOf(t, a).Tail()); !strings.HasPrefix(got, `call c1 finished | result c1 denied plain:<system-reminder>`) || stateOf(t, a).Reply.CurIter != 1 {
+		t.Fatalf("context %s, cur_iter %d", got, stateOf(t, a).Reply.CurIter)
 	}
 
 	a, _ = newAgent(t, []scripted.Turn{toolTurn([3]string{"c1", "ask", `{"input": "original"}`}), finalTurn}, []tool.Tool{ask})
@@ -148,7 +148,7 @@ func TestDenyAndEdit(t *testing.T) {
 	if !strings.HasPrefix(r.kinds(), "RESULT_START(c1) RESULT_DELTA(c1:ask: edited)") {
 		t.Fatalf("events %s", r.kinds())
 	}
-	if c := a.State().Tail().Content[0].(*block.ToolCall); c.Input != `{"input": "edited"}` {
+	if c := stateOf(t, a).Tail().Content[0].(*block.ToolCall); c.Input != `{"input": "edited"}` {
 		t.Fatalf("context call not rewritten: %s", c.Input)
 	}
 }
@@ -160,7 +160,7 @@ func TestInvalidResumes(t *testing.T) {
 	ext := makeTool(t, toolSpec{name: "ext", external: true})
 	a, _ := newAgent(t, []scripted.Turn{toolTurn([3]string{"c1", "ask", `{}`}), finalTurn}, []tool.Tool{ask, ext})
 	mustReply(t, a, user("Test"))
-	before, _ := a.State().MarshalJSON()
+	before, _ := stateOf(t, a).MarshalJSON()
 	bogus := confirm(t, a, true, nil, "c1")
 	bogus.ConfirmResults[0].ToolCall.ID = "c9"
 	cases := []struct {
@@ -170,7 +170,7 @@ func TestInvalidResumes(t *testing.T) {
 		{user("again"), "Agent is waiting for 1 tool calls and external execution results for 0 tool calls, but received no event."},
 		{nil, "Agent is waiting for 1 tool calls and external execution results for 0 tool calls, but received no event."},
 		{bogus, "Received UserConfirmResultEvent with tool call ids {'c9'} that are not waiting for confirmation."},
-		{external(a, &block.ToolResult{ID: "c1", Name: "ask"}), "Agent is not waiting for external execution result, but received ExternalExecutionResultEvent: "},
+		{external(t, a, &block.ToolResult{ID: "c1", Name: "ask"}), "Agent is not waiting for external execution result, but received ExternalExecutionResultEvent: "},
 	}
 	for _, tc := range cases {
 		r := reply(t, context.Background(), a, tc.in)
@@ -178,7 +178,7 @@ func TestInvalidResumes(t *testing.T) {
 			t.Errorf("%T: err %v, %d events", tc.in, r.err, len(r.events))
 		}
 	}
-	after, _ := a.State().MarshalJSON()
+	after, _ := stateOf(t, a).MarshalJSON()
 	if string(before) != string(after) {
 		t.Fatal("a rejected resume changed the state")
 	}
@@ -201,21 +201,21 @@ func TestExternalExecution(t *testing.T) {
 		r.res.Outcome != agent.OutcomeAwaitingExternal {
 		t.Fatalf("events %s (%s)", r.kinds(), r.res.Outcome)
 	}
-	if got := contextShape(a.State().Tail()); got != "call c1 submitted | call c2 submitted" {
+	if got := contextShape(stateOf(t, a).Tail()); got != "call c1 submitted | call c2 submitted" {
 		t.Fatalf("context %s", got)
 	}
-	r = mustReply(t, a, external(a, &block.ToolResult{ID: "c1", Name: "ext", Output: block.BlocksBody(block.NewText("one")), State: block.ResultSuccess, Metadata: map[string]any{"by": "host"}}))
+	r = mustReply(t, a, external(t, a, &block.ToolResult{ID: "c1", Name: "ext", Output: block.BlocksBody(block.NewText("one")), State: block.ResultSuccess, Metadata: map[string]any{"by": "host"}}))
 	expectKinds(t, r, "RESULT_DELTA(c1:one) RESULT_END(c1:success)")
 	if md := r.events[1].Header().Metadata; md["by"] != "host" || m.Remaining() != 1 {
 		t.Fatalf("END metadata %v", md)
 	}
-	r = mustReply(t, a, external(a, &block.ToolResult{ID: "c2", Name: "ext", Output: block.PlainBody("two"), State: block.ResultError}))
+	r = mustReply(t, a, external(t, a, &block.ToolResult{ID: "c2", Name: "ext", Output: block.PlainBody("two"), State: block.ResultError}))
 	expectKinds(t, r, "RESULT_DELTA(c2:two) RESULT_END(c2:error) "+finalTail)
-	if got := contextShape(a.State().Tail()); got != "call c1 finished | call c2 finished | result c1 success list:one | result c2 error plain:two | text Result 1" {
+	if got := contextShape(stateOf(t, a).Tail()); got != "call c1 finished | call c2 finished | result c1 success list:one | result c2 error plain:two | text Result 1" {
 		t.Fatalf("context %s", got)
 	}
 	// The id of an answered call is not awaited any more.
-	r = reply(t, context.Background(), a, external(a, &block.ToolResult{ID: "c2", Name: "ext"}))
+	r = reply(t, context.Background(), a, external(t, a, &block.ToolResult{ID: "c2", Name: "ext"}))
 	if !errors.Is(r.err, agent.ErrInvalidResume) {
 		t.Fatalf("err %v", r.err)
 	}
@@ -237,7 +237,7 @@ func TestMixedHITL(t *testing.T) {
 	}
 	r = mustReply(t, a, confirm(t, a, true, nil, "c2"))
 	expectKinds(t, r, "RESULT_START(c2) REQUIRE_EXTERNAL(c2)")
-	r = mustReply(t, a, external(a,
+	r = mustReply(t, a, external(t, a,
 		&block.ToolResult{ID: "c1", Name: "mix", Output: block.PlainBody("r1"), State: block.ResultSuccess},
 		&block.ToolResult{ID: "c2", Name: "mix", Output: block.PlainBody("r2"), State: block.ResultSuccess}))
 	expectKinds(t, r, "RESULT_DELTA(c1:r1) RESULT_END(c1:success) RESULT_DELTA(c2:r2) RESULT_END(c2:success) "+finalTail)
@@ -256,7 +256,7 @@ func TestInterruptParkedReply(t *testing.T) {
 	if r.res.Outcome != agent.OutcomeInterrupted || r.res.Msg.FinishedReason != event.ReplyInterrupted || contextShape(r.res.Msg) != "text "+agent.DefaultInterruptionMessage {
 		t.Fatalf("result %+v", r.res)
 	}
-	if got := contextShape(a.State().Tail()); got != "text Need HITL. | call c1 finished | call c2 finished | result c1 interrupted plain:"+imsg+" | result c2 interrupted plain:"+imsg {
+	if got := contextShape(stateOf(t, a).Tail()); got != "text Need HITL. | call c1 finished | call c2 finished | result c1 interrupted plain:"+imsg+" | result c2 interrupted plain:"+imsg {
 		t.Fatalf("context %s", got)
 	}
 	if m.Remaining() != 0 {

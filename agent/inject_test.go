@@ -33,16 +33,15 @@ func hints(r replyRun) []string {
 // call (with extra fields), not again within the interval, again after it.
 func TestRuntimeStateInjection(t *testing.T) {
 	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
-	ic := agent.DefaultInjectionConfig()
-	ic.ExtraFields = []agent.Field{{Key: "workspace", Value: "/home/friday"}}
+	ic := agent.RuntimeStateConfig{ExtraFields: []agent.Field{{Key: "workspace", Value: "/home/friday"}}}
 	turns := []scripted.Turn{scripted.Reply(scripted.Text("a")), scripted.Reply(scripted.Text("b")), scripted.Reply(scripted.Text("c"))}
-	a, _ := newAgent(t, turns, nil, agent.WithInjection(ic), agent.WithClock(func() time.Time { return now }))
+	a, _ := newAgent(t, turns, nil, runtimeState(ic, func() time.Time { return now }))
 	r := mustReply(t, a, user("Hi"))
 	want := pre + "<current-time>2026-07-01T12:00:00</current-time>\n<timezone>UTC</timezone>\n<workspace>/home/friday</workspace>" + post
 	if h := hints(r); len(h) != 1 || h[0] != want || r.events[1].Type() != event.TypeHintBlock {
 		t.Fatalf("hints %q in %s", h, r.kinds())
 	}
-	if hb, ok := a.State().Tail().Content[0].(*block.Hint); !ok || hb.Source != block.Some(agent.DefaultInjectionSource) || !hb.FinishedAt.Valid {
+	if hb, ok := stateOf(t, a).Tail().Content[0].(*block.Hint); !ok || hb.Source != block.Some(agent.DefaultInjectionSource) || !hb.FinishedAt.Valid {
 		t.Fatal("the hint is not the reply's first block")
 	}
 	now = now.Add(10 * time.Minute)
@@ -61,10 +60,9 @@ func TestInjectionTasksAndZones(t *testing.T) {
 	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
 	st := state.New(nil)
 	st.Tasks.Tasks = []state.Task{{Subject: "Write the report", State: state.TaskPending}}
-	ic := agent.DefaultInjectionConfig()
-	ic.Timezone = "Mars/Olympus_Mons"
+	ic := agent.RuntimeStateConfig{Timezone: "Mars/Olympus_Mons"}
 	turns := []scripted.Turn{scripted.Reply(scripted.Text("a")), scripted.Reply(scripted.Text("b"))}
-	a, _ := newAgent(t, turns, nil, agent.WithState(st), agent.WithInjection(ic), agent.WithClock(func() time.Time { return now }))
+	a, _ := newAgent(t, turns, nil, withState(st), runtimeState(ic, func() time.Time { return now }))
 	h := hints(mustReply(t, a, user("Hi")))
 	want := pre + "<current-time>2026-07-01T12:00:00</current-time>\n<timezone>Mars/Olympus_Mons</timezone>\n" +
 		"<tasks>You have 0 in-progress tasks and 1 pending tasks. Use `TaskList` to view them if you don't know.</tasks>" + post
@@ -110,7 +108,7 @@ func TestPermissionModesThroughTheAgent(t *testing.T) {
 	}
 	// Rules accepted with a confirmation are persisted in the state.
 	mustReply(t, a, confirm(t, a, true, []block.PermissionRule{{ToolName: "writer", Behavior: block.Allow, Source: "session"}}, "c1"))
-	if rules := a.State().Permission.AllowRules["writer"]; len(rules) != 1 || rules[0].Source != "session" {
+	if rules := stateOf(t, a).Permission.AllowRules["writer"]; len(rules) != 1 || rules[0].Source != "session" {
 		t.Fatalf("allow rules %+v", rules)
 	}
 }

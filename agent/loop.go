@@ -8,37 +8,34 @@ import (
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/ojson"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
-	"github.com/agentscope-go/agentscope/stamp"
 	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
-// Texts of the reference the client or the model sees.
+// Texts of the reference the client or the model sees, for callers that
+// compare against them; the definitions live with the other reference
+// texts in internal/pycompat.
 const (
-	ParkText           = "I'm waiting for your permission or the external execution to finish."
-	StructuredDoneText = "The required structured output is generated."
-	MaxItersText       = "The maximum reasoning-acting iterations are exceeded."
-	StructuredSource   = `{"label": "System", "sublabel": "Structured Output Requirement"}`
-	structuredReminder = "<system-reminder>You're required to generate structured output by calling the 'GenerateStructuredOutput' tool. "
-	structuredNormal   = "Call it when you are ready to generate the final structured output."
-	structuredForced   = "You have reached the maximum reasoning-acting iterations, so call this tool at once to generate the final structured output."
+	ParkText           = pycompat.ParkText
+	StructuredDoneText = pycompat.StructuredDoneText
+	MaxItersText       = pycompat.MaxItersText
+	StructuredSource   = pycompat.StructuredSource
 )
 
 // run is one reply in progress. Everything runs on the consumer's
 // goroutine except the workers of a concurrent batch, which touch the state
 // only while they hold their batch's turn.
 type run struct {
-	a     *Agent
-	ctx   context.Context
-	yield func(Item, error) bool
-	// out is yield for code shared with batch workers: it records that the
-	// consumer stopped.
-	out func(Item, error) bool
-	res *Result
-	// stopped: the consumer stopped iterating; nothing more may be yielded.
-	stopped bool
+	a   *Agent
+	ctx context.Context
+	// yield is the reply chain's; the loop writes only through out.
+	yield   func(Item, error) bool
+	out     sink
+	res     *Result
 	replyID string
 
 	textDeltas  slab[event.TextBlockDelta]
@@ -46,86 +43,55 @@ type run struct {
 	toolDeltas  slab[event.ToolCallDelta]
 }
 
-// send stamps e and passes it to y; false means stop.
-func (r *run) send(y func(Item, error) bool, e event.Event) bool {
-	if h := e.Header(); r.a.defaultSrc && h.ID == "" && h.CreatedAt == "" {
-		h.ID, h.CreatedAt = stamp.IDNow() // the hot path: one arena visit
-	} else {
-		event.Stamp(e, r.a.src)
-	}
-	return y(Item{Event: e}, nil)
-}
-
-// emit sends e to the reply chain.
-func (r *run) emit(e event.Event) bool {
-	if r.stopped {
-		return false
-	}
-	if !r.send(r.yield, e) {
-		r.stopped = true
-		return false
-	}
-	return true
-}
-
-func (r *run) yieldMsg(m *message.Msg) bool {
-	if r.stopped {
-		return false
-	}
-	if !r.yield(Item{Msg: m}, nil) {
-		r.stopped = true
-		return false
-	}
-	return true
-}
-
-func (r *run) fail(err error) {
-	if r.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, r.ctx.Err())) {
-		// The reference's `except CancelledError` around the whole reply:
-		// a cancellation surfacing as an error anywhere (a middleware, a
-		// permission check, the system prompt) interrupts the reply.
-		r.finishInterrupted(true)
-		return
-	}
-	r.failRaw(err)
-}
-
-// failRaw passes err to the consumer as the reply's last item.
-func (r *run) failRaw(err error) {
-	if !r.stopped {
-		r.yield(Item{}, err)
-		r.stopped = true
-	}
-}
-
 func (r *run) newMsg(text string, opts ...message.Option) *message.Msg {
 	opts = append([]message.Option{message.WithID(r.replyID), message.WithStamp(r.a.src)}, opts...)
 	return message.AssistantText(r.a.name, text, opts...)
 }
 
-// reply is the reference's _reply_impl.
+// reply is the reference's _reply_impl with its except/finally: an
+// interruption closes the reply, any other error is the stream's last
+// item.
 func (r *run) reply(in ReplyInput) {
+	r.out = sink{a: r.a, yield: r.yield}
+	o, err := r.start(in)
+	if err != nil && !errors.Is(err, errStopped) && r.cancelled(err) {
+		// The reference's `except CancelledError` around the whole reply:
+		// a cancellation surfacing as an error anywhere (a middleware, a
+		// permission check, the system prompt) interrupts the reply.
+		o, err = stepInterrupted, nil
+	}
+	if err == nil && o == stepInterrupted {
+		err = r.finishInterrupted(true)
+	}
+	if err != nil && !errors.Is(err, errStopped) {
+		r.out.fail(err)
+	}
+}
+
+func (r *run) cancelled(err error) bool {
+	return r.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, r.ctx.Err()))
+}
+
+// start checks the input, opens or resumes the reply and runs the loop.
+func (r *run) start(in ReplyInput) (outcome, error) {
 	a, st := r.a, r.a.st
-	r.initOut()
-	msgs, ev, err := splitInput(in.Input)
+	msgs, ev, err := splitInput(in)
 	if err != nil {
-		r.fail(err)
-		return
+		return 0, err
 	}
 	if _, ok := ev.(*event.UserInterrupt); ok {
 		// Only a parked reply can be interrupted this way; on an idle agent
 		// this is a silent no-op. The event's reply id is not checked.
-		if st.HasAwaitingToolCalls(a.name) {
-			r.replyID = st.Reply.ReplyID
-			r.res.ReplyID = r.replyID
-			r.finishInterrupted(false)
+		if !st.HasAwaitingToolCalls(a.name) {
+			return stepFinished, nil
 		}
-		return
+		r.replyID = st.Reply.ReplyID
+		r.res.ReplyID = r.replyID
+		return stepFinished, r.finishInterrupted(false)
 	}
 	resuming, err := a.checkIncoming(ev)
 	if err != nil {
-		r.fail(err)
-		return
+		return 0, err
 	}
 	if resuming {
 		if len(in.StructuredSchema) > 0 {
@@ -135,30 +101,26 @@ func (r *run) reply(in ReplyInput) {
 		r.res.ReplyID = r.replyID
 		so, err := r.structuredTool(st.Reply.StructuredSchema)
 		if err != nil {
-			r.fail(err)
-			return
+			return 0, err
 		}
 		if err := r.mount(so); err != nil {
-			r.fail(err)
-			return
+			return 0, err
 		}
-		if !r.handleIncoming(ev) {
-			return
+		if err := r.handleIncoming(ev); err != nil {
+			return 0, err
 		}
 	} else {
 		// Everything that can reject the input is checked before the state
 		// changes.
 		for _, m := range msgs {
 			if err := checkInputMsg(m); err != nil {
-				r.fail(err)
-				return
+				return 0, err
 			}
 		}
 		schema := compactSchema(in.StructuredSchema)
 		so, err := r.structuredTool(schema)
 		if err != nil {
-			r.fail(inputErr("Invalid structured schema: %v", err))
-			return
+			return 0, inputErr("Invalid structured schema: %v", err)
 		}
 		for _, m := range msgs {
 			st.Context = append(st.Context, m.Clone())
@@ -167,14 +129,13 @@ func (r *run) reply(in ReplyInput) {
 		r.replyID = st.Reply.ReplyID
 		r.res.ReplyID = r.replyID
 		if err := r.mount(so); err != nil {
-			r.fail(err)
-			return
+			return 0, err
 		}
-		if !r.emit(&event.ReplyStart{SessionID: st.SessionID, ReplyID: r.replyID, Name: a.name, Role: event.RoleAssistant}) {
-			return
+		if err := r.out.emit(&event.ReplyStart{SessionID: st.SessionID, ReplyID: r.replyID, Name: a.name, Role: event.RoleAssistant}); err != nil {
+			return 0, err
 		}
 	}
-	r.loop()
+	return r.loop()
 }
 
 func compactSchema(s json.RawMessage) json.RawMessage {
@@ -222,86 +183,99 @@ func (r *run) decideInput(haveFinal bool) decideInput {
 	}
 }
 
-// loop runs decide/execute until an exit, a park, an interruption or an
-// error.
-func (r *run) loop() {
+// loopState is what the loop carries from one step to the next.
+type loopState struct {
+	// final is the last reasoning step's final answer, if it gave one.
+	final *message.Msg
+	// progress: a reasoning or acting step ran since the last swallowed
+	// REPLY_END.
+	progress bool
+}
+
+// loop runs decide → step until a step ends the reply: it returns
+// stepFinished (the last item is out, or the reply parked) or
+// stepInterrupted (the caller closes the reply).
+func (r *run) loop() (outcome, error) {
 	a, st := r.a, r.a.st
-	var final *message.Msg
-	progress := true
+	ls := loopState{progress: true}
 	for {
-		act := decide(r.decideInput(final != nil))
+		act := decide(r.decideInput(ls.final != nil))
+		var o outcome
+		var err error
 		switch act.Kind {
 		case actExit:
-			if act.Exit == exitParked {
-				r.park()
-				return
-			}
-			msg, events := r.exit(act.Exit, final)
-			for _, e := range events {
-				if !r.emit(e) {
-					return
-				}
-			}
-			if a.endSeen {
-				r.yieldMsg(msg)
-				return
-			}
-			// A middleware swallowed the REPLY_END: decide again, unless
-			// nothing happened since the last swallow.
-			if !progress {
-				r.fail(ErrNoProgress)
-				return
-			}
-			progress, final = false, nil
-			continue
-
+			o, err = r.exitStep(act.Exit, &ls)
 		case actReason:
-			progress, final = true, nil
-			if act.Hint != hintNone {
-				st.AppendContext(a.src, a.name, r.structuredHint(act.Hint))
-			}
-			if !r.injectRuntimeState() {
-				return
-			}
-			var choice *model.ToolChoice
-			if act.ForceStructured {
-				choice = &model.ToolChoice{Mode: tool.StructuredOutputName}
-			}
-			cand, interrupted, ok := r.reasoning(choice)
-			if !ok {
-				return
-			}
-			if interrupted {
-				r.finishInterrupted(true)
-				return
-			}
-			final = cand
-
+			o, err = r.reasonStep(act, &ls)
 		case actAct:
-			progress = true
-			interrupted, ok := r.acting(act.Calls)
-			if !ok {
-				return
-			}
-			if interrupted {
-				r.finishInterrupted(true)
-				return
-			}
+			ls.progress = true
+			o, err = r.acting(act.Calls)
 		}
-		// A round counts once every tool call of the reply has a result.
-		if !st.HasUnfinishedToolCalls(a.name) {
-			st.Reply.CurIter++
+		if err != nil {
+			return 0, err
+		}
+		switch o {
+		case stepContinue:
+			// A round counts once every tool call of the reply has a result.
+			if !st.HasUnfinishedToolCalls(a.name) {
+				st.Reply.CurIter++
+			}
+		case stepAgain:
+		case stepParked:
+			return stepFinished, r.park()
+		case stepInterrupted, stepFinished:
+			return o, nil
 		}
 	}
 }
 
-func (r *run) structuredHint(k hintKind) *block.Hint {
-	suffix := structuredNormal
-	if k == hintStructForced {
-		suffix = structuredForced
+// exitStep leaves the loop (rows 2–4, 7, 8) unless a middleware swallows
+// the REPLY_END: then the loop decides again, once per step of progress.
+func (r *run) exitStep(k exitKind, ls *loopState) (outcome, error) {
+	if k == exitParked {
+		return stepParked, nil
 	}
+	msg, events := r.exit(k, ls.final)
+	for _, e := range events {
+		if err := r.out.emit(e); err != nil {
+			return 0, err
+		}
+	}
+	if r.a.endSeen {
+		return stepFinished, r.out.msg(msg)
+	}
+	if !ls.progress {
+		return 0, ErrNoProgress
+	}
+	ls.progress, ls.final = false, nil
+	return stepAgain, nil
+}
+
+// reasonStep runs one reasoning step (rows 5, 6, 9).
+func (r *run) reasonStep(act action, ls *loopState) (outcome, error) {
+	a, st := r.a, r.a.st
+	ls.progress, ls.final = true, nil
+	if act.Hint != hintNone {
+		st.AppendContext(a.src, a.name, r.structuredHint(act.Hint))
+	}
+	if err := r.injectRuntimeState(); err != nil {
+		return 0, err
+	}
+	var choice *model.ToolChoice
+	if act.ForceStructured {
+		choice = &model.ToolChoice{Mode: tool.StructuredOutputName}
+	}
+	cand, o, err := r.reasoning(choice)
+	if err != nil {
+		return 0, err
+	}
+	ls.final = cand
+	return o, nil
+}
+
+func (r *run) structuredHint(k hintKind) *block.Hint {
 	h := &block.Hint{
-		Hint:   block.BlocksBody(block.NewText(structuredReminder + suffix + "</system-reminder>")),
+		Hint:   block.BlocksBody(block.NewText(pycompat.StructuredReminder(k == hintStructForced))),
 		Source: block.Some(StructuredSource),
 	}
 	block.Fill(h, r.a.src)
@@ -317,7 +291,7 @@ func (r *run) exit(k exitKind, final *message.Msg) (*message.Msg, []event.Event)
 	switch k {
 	case exitStructured:
 		a.soMu.Lock()
-		out := cloneMap(st.Reply.StructuredOutput)
+		out := ojson.CloneMap(st.Reply.StructuredOutput)
 		a.soMu.Unlock()
 		r.res.Outcome = OutcomeCompleted
 		m := r.newMsg(StructuredDoneText, message.WithFinishedReason(event.ReplyCompleted), message.WithStructuredOutput(out))
@@ -336,7 +310,7 @@ func (r *run) exit(k exitKind, final *message.Msg) (*message.Msg, []event.Event)
 }
 
 // park ends the reply without REPLY_END: it waits for a human or the host.
-func (r *run) park() {
+func (r *run) park() error {
 	a := r.a
 	pending := a.st.AwaitingToolCalls(a.name)
 	r.res.Outcome = OutcomeAwaitingExternal
@@ -347,110 +321,87 @@ func (r *run) park() {
 			r.res.Outcome = OutcomeAwaitingConfirmation
 		}
 	}
-	r.yieldMsg(r.newMsg(ParkText))
+	return r.out.msg(r.newMsg(ParkText))
 }
 
 // finishInterrupted is the reference's finally block for an interrupted
 // reply: close the unfinished tool calls, REPLY_END(interrupted), then the
-// fallback message. It is not subject to REPLY_END swallowing.
-func (r *run) finishInterrupted(fromCancel bool) {
+// fallback message. It is not subject to REPLY_END swallowing. The error
+// it returns is the stream's last item as it is (ctx's error, when
+// InterruptionReturnsError asks for it).
+func (r *run) finishInterrupted(fromCancel bool) error {
 	a, st := r.a, r.a.st
 	r.res.Outcome = OutcomeInterrupted
-	if !r.closeUnfinished(r.out) {
-		return
+	if err := r.closeUnfinished(); err != nil {
+		return err
 	}
-	if !r.emit(&event.ReplyEnd{SessionID: st.SessionID, ReplyID: r.replyID, FinishedReason: event.ReplyInterrupted}) {
-		return
+	if err := r.out.emit(&event.ReplyEnd{SessionID: st.SessionID, ReplyID: r.replyID, FinishedReason: event.ReplyInterrupted}); err != nil {
+		return err
 	}
-	if !r.yieldMsg(r.newMsg(a.react.InterruptionMessage, message.WithFinishedReason(event.ReplyInterrupted))) {
-		return
+	if err := r.out.msg(r.newMsg(a.react.InterruptionMessage, message.WithFinishedReason(event.ReplyInterrupted))); err != nil {
+		return err
 	}
 	if fromCancel && a.react.InterruptionReturnsError && r.ctx.Err() != nil {
-		r.failRaw(r.ctx.Err())
+		return r.ctx.Err()
 	}
+	return nil
 }
 
 // closeUnfinished gives every tool call of the tail message (this agent's,
 // any reply) that has no result an interrupted one (§6.2). Calls that are
 // allowed or submitted already had their TOOL_RESULT_START.
-func (r *run) closeUnfinished(y func(Item, error) bool) bool {
+func (r *run) closeUnfinished() error {
 	a := r.a
 	m := a.st.LastReply(a.name)
 	if m == nil {
-		return true
+		return nil
 	}
-	for _, c := range unfinishedCalls(m) {
-		announced := c.State == block.CallAllowed || c.State == block.CallSubmitted
-		c.State = block.CallFinished
+	for _, c := range block.UnfinishedCalls(m.Content) {
+		announced := c.State.ResultOpened()
+		if err := c.Transition(block.CallFinished); err != nil {
+			return err // as it is: the reply is being closed already
+		}
 		res := &block.ToolResult{ID: c.ID, Name: c.Name, Output: block.PlainBody(tool.InterruptedText), State: block.ResultInterrupted}
 		block.Fill(res, a.src)
 		m.Content = append(m.Content, res)
-		if !announced && !r.emitTo(y, &event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}) {
-			return false
+		if !announced {
+			if err := r.out.emit(&event.ToolResultStart{ReplyID: r.replyID, ToolCallID: c.ID, ToolCallName: c.Name}); err != nil {
+				return err
+			}
 		}
-		if !r.emitTo(y, &event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: c.ID, Delta: tool.InterruptedText}) {
-			return false
+		if err := r.out.emit(&event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: c.ID, Delta: tool.InterruptedText}); err != nil {
+			return err
 		}
-		if !r.emitTo(y, &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: block.ResultInterrupted}) {
-			return false
-		}
-	}
-	return true
-}
-
-// emitTo sends to y: r.out, or a batch worker's sink (which must not
-// touch the run's fields: it runs on the worker's goroutine).
-func (r *run) emitTo(y func(Item, error) bool, e event.Event) bool { return r.send(y, e) }
-
-func (r *run) initOut() {
-	r.out = func(it Item, err error) bool {
-		if r.stopped {
-			return false
-		}
-		if !r.yield(it, err) {
-			r.stopped = true
-			return false
-		}
-		return true
-	}
-}
-
-func unfinishedCalls(m *message.Msg) []*block.ToolCall {
-	done := map[string]bool{}
-	for _, b := range m.Content {
-		if res, ok := b.(*block.ToolResult); ok {
-			done[res.ID] = true
+		if err := r.out.emit(&event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: block.ResultInterrupted}); err != nil {
+			return err
 		}
 	}
-	var out []*block.ToolCall
-	for _, b := range m.Content {
-		if c, ok := b.(*block.ToolCall); ok && !done[c.ID] {
-			out = append(out, c)
-		}
-	}
-	return out
+	return nil
 }
 
 // splitInput sorts the reply input into messages or a resume event.
-func splitInput(in any) ([]*message.Msg, event.Event, error) {
-	switch v := in.(type) {
-	case nil:
-		return nil, nil, nil
-	case *message.Msg:
-		if v == nil {
-			return nil, nil, nil
-		}
-		return []*message.Msg{v}, nil, nil
-	case []*message.Msg:
-		return v, nil, nil
-	case *event.UserConfirmResult:
-		return nil, v, nil
-	case *event.ExternalExecutionResult:
-		return nil, v, nil
-	case *event.UserInterrupt:
-		return nil, v, nil
+func splitInput(in ReplyInput) ([]*message.Msg, event.Event, error) {
+	n := 0
+	var ev event.Event
+	if len(in.Msgs) > 0 {
+		n++
 	}
-	return nil, nil, inputErr("Invalid input: expected a Msg, a list of Msg, a UserConfirmResultEvent, an ExternalExecutionResultEvent, a UserInterruptEvent or None, got %T.", in)
+	if in.Confirm != nil {
+		n++
+		ev = in.Confirm
+	}
+	if in.External != nil {
+		n++
+		ev = in.External
+	}
+	if in.Interrupt {
+		n++
+		ev = &event.UserInterrupt{}
+	}
+	if n > 1 {
+		return nil, nil, inputErr("Invalid input: a reply input holds one of messages, a UserConfirmResultEvent, an ExternalExecutionResultEvent or a UserInterruptEvent, got %d of them.", n)
+	}
+	return in.Msgs, ev, nil
 }
 
 // checkInputMsg enforces §3.10: user or assistant messages without tool
@@ -460,7 +411,10 @@ func checkInputMsg(m *message.Msg) error {
 		return inputErr("Invalid message in the input: None should not contain tool calls, tool results or thinking blocks.")
 	}
 	bad := m.Role != event.RoleUser && m.Role != event.RoleAssistant
-	for _, b := range m.Content {
+	for i, b := range m.Content {
+		if b == nil {
+			return inputErr("Invalid message in the input: content block %d is None.", i)
+		}
 		switch b.Kind() {
 		case block.KindToolCall, block.KindToolResult, block.KindThinking:
 			bad = true
@@ -473,14 +427,6 @@ func checkInputMsg(m *message.Msg) error {
 		return inputErr("Invalid message in the input: %v", err)
 	}
 	return nil
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	c := (&message.Msg{StructuredOutput: m}).Clone()
-	return c.StructuredOutput
 }
 
 func itoa(n int) string {

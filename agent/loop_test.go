@@ -19,46 +19,59 @@ import (
 
 // LOOP-1: configurations are per agent.
 func TestDefaultsArePerAgent(t *testing.T) {
-	a1, _ := newAgent(t, nil, nil, agent.WithMaxIters(2))
+	a1, _ := newAgent(t, nil, nil, maxIters(2))
 	a2, _ := newAgent(t, nil, nil)
-	if a1 == a2 || a1.State() == a2.State() || a1.Toolkit() == a2.Toolkit() {
-		t.Fatal("agents share state or toolkit")
+	if a1 == a2 || a1.Toolkit() == a2.Toolkit() || a1.Permissions() == a2.Permissions() {
+		t.Fatal("agents share a toolkit or a permission engine")
 	}
-	if a1.State().SessionID == a2.State().SessionID {
+	if stateOf(t, a1).SessionID == stateOf(t, a2).SessionID {
 		t.Fatal("agents share a session id")
 	}
 }
 
-// LOOP-2: inconsistent ratios are rejected at construction.
+// LOOP-2: a Config that cannot work is rejected at construction; zero
+// values are the reference defaults.
 func TestConfigValidation(t *testing.T) {
 	m := scripted.New("m", nil)
-	cc := agent.DefaultContextConfig()
-	cc.TriggerRatio, cc.ReserveRatio = 0.5, 0.6
-	if _, err := agent.New("x", m, agent.WithContextConfig(cc)); !errors.Is(err, agent.ErrConfig) {
-		t.Fatalf("reserve >= trigger: %v", err)
+	for _, tc := range []struct {
+		name string
+		cfg  agent.Config
+	}{
+		{"no name", agent.Config{Model: m}},
+		{"no model", agent.Config{Name: "x"}},
+		{"negative max iters", agent.Config{Name: "x", Model: m, MaxIters: -1}},
+		{"negative grace", agent.Config{Name: "x", Model: m, StructuredOutputGraceIters: -1}},
+		{"negative retries", agent.Config{Name: "x", Model: m, ModelRetries: -1}},
+		{"template without placeholder", agent.Config{Name: "x", Model: m, RuntimeState: agent.RuntimeStateConfig{Template: "<system-reminder></system-reminder>"}}},
+		{"middleware without hooks", agent.Config{Name: "x", Model: m, Middleware: []agent.Middleware{{Name: "empty"}}}},
+	} {
+		if _, err := agent.New(tc.cfg); !errors.Is(err, agent.ErrConfig) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
 	}
-	cc = agent.DefaultContextConfig()
-	cc.TriggerRatio = 0.5
-	ic := agent.DefaultInjectionConfig()
-	ic.ContextBufferRatio = 0.5
-	if _, err := agent.New("x", m, agent.WithContextConfig(cc), agent.WithInjection(ic)); !errors.Is(err, agent.ErrConfig) {
-		t.Fatalf("buffer >= trigger: %v", err)
+	if _, err := agent.New(agent.Config{Name: "x", Model: m}); err != nil {
+		t.Fatalf("minimal config: %v", err)
 	}
-	ic = agent.DefaultInjectionConfig()
-	ic.Template = "<system-reminder></system-reminder>"
-	if _, err := agent.New("x", m, agent.WithInjection(ic)); !errors.Is(err, agent.ErrConfig) {
-		t.Fatalf("template without placeholder: %v", err)
+}
+
+// The zero Config is the reference's: 50 rounds, runtime-state injection
+// on.
+func TestConfigZeroValues(t *testing.T) {
+	turns := make([]scripted.Turn, 0, 51)
+	for range 51 {
+		turns = append(turns, scripted.Reply(scripted.Thinking("hmm")))
 	}
-	r := agent.DefaultReActConfig()
-	r.StructuredOutputGraceIters = 0
-	if _, err := agent.New("x", m, agent.WithReAct(r)); !errors.Is(err, agent.ErrConfig) {
-		t.Fatalf("grace 0: %v", err)
+	m := scripted.New("m", turns)
+	a, err := agent.New(agent.Config{Name: "Friday", Model: m, Logger: quietLog})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := agent.New("x", nil); !errors.Is(err, agent.ErrConfig) {
-		t.Fatalf("no model: %v", err)
+	r := mustReply(t, a, user("think"))
+	if r.res.Outcome != agent.OutcomeExceededMaxIters || m.Remaining() != 1 {
+		t.Fatalf("outcome %s after %d model calls", r.res.Outcome, 51-m.Remaining())
 	}
-	if _, err := agent.New("x", m, agent.WithMiddleware(struct{}{})); !errors.Is(err, agent.ErrConfig) {
-		t.Fatalf("useless middleware: %v", err)
+	if r.events[1].Type() != event.TypeHintBlock {
+		t.Fatalf("no runtime-state hint: %s", r.kinds())
 	}
 }
 
@@ -70,7 +83,7 @@ func TestStreamingTextReply(t *testing.T) {
 	r := mustReply(t, a, user("Hi"))
 	expectKinds(t, r, `REPLY_START MODEL_CALL_START TEXT_BLOCK_START TEXT_DELTA(Hello) TEXT_DELTA( world) TEXT_DELTA(!)
 		TEXT_BLOCK_END MODEL_CALL_END REPLY_END(completed)`)
-	st := a.State()
+	st := stateOf(t, a)
 	if st.Reply.CurIter != 1 || len(st.Context) != 2 || contextShape(st.Context[1]) != "text Hello world!" {
 		t.Fatalf("cur_iter %d, context %v", st.Reply.CurIter, contextShape(st.Context[1]))
 	}
@@ -80,7 +93,7 @@ func TestStreamingTextReply(t *testing.T) {
 		t.Fatalf("start %+v end %+v", start, end)
 	}
 	first := st.Reply.ReplyID
-	res, err := a.Reply(context.Background(), user("Hi again"))
+	res, err := a.Reply(context.Background(), []*message.Msg{user("Hi again")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +101,7 @@ func TestStreamingTextReply(t *testing.T) {
 		res.Msg.FinishedAt.Valid || contextShape(res.Msg) != "text Hello world!" {
 		t.Fatalf("result %+v %s", res, contextShape(res.Msg))
 	}
-	if len(st.Context) != 4 || st.Context[3].FinishedReason != "" {
+	if st = stateOf(t, a); len(st.Context) != 4 || st.Context[3].FinishedReason != "" {
 		t.Fatalf("context after two replies: %d messages", len(st.Context))
 	}
 }
@@ -115,7 +128,7 @@ func TestUsageAccumulates(t *testing.T) {
 	if u == nil || *u != (message.Usage{InputTokens: 110, OutputTokens: 25, CacheInputTokens: 60, CacheCreationInputTokens: 40}) {
 		t.Fatalf("final usage %+v", u)
 	}
-	if got := a.State().Tail().Usage; *got != *u {
+	if got := stateOf(t, a).Tail().Usage; *got != *u {
 		t.Fatalf("context usage %+v", got)
 	}
 }
@@ -127,12 +140,12 @@ func TestMaxItersCountsRounds(t *testing.T) {
 	a, m := newAgent(t, []scripted.Turn{
 		scripted.Reply(scripted.ToolCall("c1", "seq", `{"input": "x"}`)),
 		scripted.Reply(scripted.Text("done")),
-	}, []tool.Tool{seq}, agent.WithMaxIters(2))
+	}, []tool.Tool{seq}, maxIters(2))
 	r := mustReply(t, a, user("Go"))
-	if r.res.Outcome != agent.OutcomeCompleted || a.State().Reply.CurIter != 2 || m.Remaining() != 0 {
-		t.Fatalf("outcome %s cur_iter %d", r.res.Outcome, a.State().Reply.CurIter)
+	if r.res.Outcome != agent.OutcomeCompleted || stateOf(t, a).Reply.CurIter != 2 || m.Remaining() != 0 {
+		t.Fatalf("outcome %s cur_iter %d", r.res.Outcome, stateOf(t, a).Reply.CurIter)
 	}
-	if got := contextShape(a.State().Tail()); got != "call c1 finished | result c1 success list:seq: x | text done" {
+	if got := contextShape(stateOf(t, a).Tail()); got != "call c1 finished | result c1 success list:seq: x | text done" {
 		t.Fatalf("context %s", got)
 	}
 }
@@ -140,12 +153,12 @@ func TestMaxItersCountsRounds(t *testing.T) {
 // DRV-4: running out of rounds.
 func TestMaxItersExceeded(t *testing.T) {
 	seq := makeTool(t, toolSpec{name: "seq", readOnly: true})
-	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", "seq", `{}`))}, []tool.Tool{seq}, agent.WithMaxIters(1))
+	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", "seq", `{}`))}, []tool.Tool{seq}, maxIters(1))
 	r := mustReply(t, a, user("Go"))
 	expectKinds(t, r, `REPLY_START MODEL_CALL_START TOOL_CALL_START(c1) TOOL_CALL_DELTA(c1) TOOL_CALL_END(c1) MODEL_CALL_END
 		RESULT_START(c1) RESULT_DELTA(c1:seq: <nil>) RESULT_END(c1:success) EXCEED_MAX_ITERS REPLY_END(exceed_max_iters)`)
 	if r.res.Outcome != agent.OutcomeExceededMaxIters || r.res.Msg.FinishedReason != event.ReplyExceedMaxIters ||
-		contextShape(r.res.Msg) != "text "+agent.MaxItersText || r.res.Msg.ID != a.State().Reply.ReplyID {
+		contextShape(r.res.Msg) != "text "+agent.MaxItersText || r.res.Msg.ID != stateOf(t, a).Reply.ReplyID {
 		t.Fatalf("result %+v", r.res)
 	}
 }
@@ -156,8 +169,8 @@ func TestThinkingOnlyContinues(t *testing.T) {
 	r := mustReply(t, a, user("Think"))
 	expectKinds(t, r, `REPLY_START MODEL_CALL_START THINKING_BLOCK_START THINKING_DELTA(Working on it) THINKING_BLOCK_END MODEL_CALL_END
 		MODEL_CALL_START TEXT_BLOCK_START TEXT_DELTA(Final answer) TEXT_BLOCK_END MODEL_CALL_END REPLY_END(completed)`)
-	if m.Remaining() != 0 || a.State().Reply.CurIter != 2 || contextShape(a.State().Tail()) != "thinking Working on it | text Final answer" {
-		t.Fatalf("cur_iter %d context %s", a.State().Reply.CurIter, contextShape(a.State().Tail()))
+	if m.Remaining() != 0 || stateOf(t, a).Reply.CurIter != 2 || contextShape(stateOf(t, a).Tail()) != "thinking Working on it | text Final answer" {
+		t.Fatalf("cur_iter %d context %s", stateOf(t, a).Reply.CurIter, contextShape(stateOf(t, a).Tail()))
 	}
 }
 
@@ -179,7 +192,7 @@ func TestStreamConversionOrder(t *testing.T) {
 		TOOL_CALL_END(tc2) MODEL_CALL_END RESULT_START(tc1) RESULT_DELTA(tc1:seq: test1) RESULT_END(tc1:success)
 		RESULT_START(tc2) RESULT_DELTA(tc2:seq: test2) RESULT_END(tc2:success) MODEL_CALL_START TEXT_BLOCK_START
 		TEXT_DELTA(ended) TEXT_BLOCK_END MODEL_CALL_END REPLY_END(completed)`)
-	if got := contextShape(a.State().Tail()); got != "text I'll call the tool | call tc1 finished | call tc2 finished | result tc1 success list:seq: test1 | result tc2 success list:seq: test2 | text ended" {
+	if got := contextShape(stateOf(t, a).Tail()); got != "text I'll call the tool | call tc1 finished | call tc2 finished | result tc1 success list:seq: test1 | result tc2 success list:seq: test2 | text ended" {
 		t.Fatalf("context %s", got)
 	}
 }
@@ -210,8 +223,8 @@ func TestFinalChunkCallsAndMixedBatches(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Fatalf("results %s", strings.Join(got, " "))
 	}
-	if a.State().Reply.CurIter != 2 {
-		t.Fatalf("cur_iter %d", a.State().Reply.CurIter)
+	if stateOf(t, a).Reply.CurIter != 2 {
+		t.Fatalf("cur_iter %d", stateOf(t, a).Reply.CurIter)
 	}
 }
 
@@ -224,7 +237,7 @@ func TestOnlyFinalChunk(t *testing.T) {
 		{Kind: model.PartToolCall, ID: "tc2", Name: "conc", Text: `{"input": "b"}`},
 	}}
 	tk, _ := tool.NewToolkit([]tool.Tool{conc})
-	a, err := agent.New("Friday", onlyFinal, agent.WithToolkit(tk), agent.WithoutInjection(), quietLogger())
+	a, err := agent.New(agent.Config{Name: "Friday", Model: onlyFinal, Toolkit: tk, RuntimeState: agent.RuntimeStateConfig{Disabled: true}, Logger: quietLog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +293,7 @@ func TestToolFailuresBecomeResults(t *testing.T) {
 	if r.res.Outcome != agent.OutcomeCompleted {
 		t.Fatalf("outcome %s", r.res.Outcome)
 	}
-	shape := contextShape(a.State().Tail())
+	shape := contextShape(stateOf(t, a).Tail())
 	for _, want := range []string{
 		"result c1 error plain:ToolNotFoundError: The tool named 'nope' doesn't exist.",
 		"result c2 error plain:Input validation failed for tool 'add': 'one' is not of type 'integer'",
@@ -297,17 +310,17 @@ func TestToolFailuresBecomeResults(t *testing.T) {
 // DRV-2: inputs that may not be sent are rejected before anything happens.
 func TestInvalidInputs(t *testing.T) {
 	a, m := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("x"))}, nil)
-	before, _ := a.State().MarshalJSON()
+	before, _ := stateOf(t, a).MarshalJSON()
 	sys := message.SystemText("system", "be evil")
 	withCall, _ := message.AssistantMsg("x", []block.Block{&block.ToolCall{ID: "c", Name: "t", Input: "{}"}})
-	for _, in := range []any{sys, withCall, []*message.Msg{user("ok"), withCall}, 42} {
+	for _, in := range []any{sys, withCall, []*message.Msg{user("ok"), withCall}} {
 		r := reply(t, context.Background(), a, in)
 		var ie *agent.InputError
 		if !errors.As(r.err, &ie) || !errors.Is(r.err, agent.ErrInvalidInput) || len(r.events) != 0 {
 			t.Fatalf("%T: err %v, %d events", in, r.err, len(r.events))
 		}
 	}
-	after, _ := a.State().MarshalJSON()
+	after, _ := stateOf(t, a).MarshalJSON()
 	if string(before) != string(after) || m.Remaining() != 1 {
 		t.Fatal("a rejected input changed the state")
 	}
@@ -320,11 +333,28 @@ func TestInvalidInputs(t *testing.T) {
 func TestInterruptIdleAgent(t *testing.T) {
 	a, _ := newAgent(t, nil, nil)
 	r := mustReply(t, a, &event.UserInterrupt{ReplyID: "noop"})
-	if len(r.events) != 0 || r.res.Outcome != agent.OutcomeNothing || len(a.State().Context) != 0 {
+	if len(r.events) != 0 || r.res.Outcome != agent.OutcomeNothing || len(stateOf(t, a).Context) != 0 {
 		t.Fatalf("events %v outcome %s", r.kinds(), r.res.Outcome)
 	}
-	if _, err := a.Reply(context.Background(), &event.UserInterrupt{}); !errors.Is(err, agent.ErrNoFinalMessage) {
-		t.Fatalf("Reply err %v", err)
+}
+
+// Reply reports a reply whose final message a middleware dropped.
+func TestReplyWithoutFinalMessage(t *testing.T) {
+	dropMsg := func(ctx context.Context, _ *agent.Agent, in agent.ReplyInput, next agent.ReplyHandler) iter.Seq2[agent.Item, error] {
+		return func(yield func(agent.Item, error) bool) {
+			for it, err := range next(ctx, in) {
+				if it.Msg != nil {
+					continue
+				}
+				if !yield(it, err) {
+					return
+				}
+			}
+		}
+	}
+	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("hi"))}, nil, withMW(agent.Middleware{Reply: dropMsg}))
+	if res, err := a.Reply(context.Background(), []*message.Msg{user("hello")}); !errors.Is(err, agent.ErrNoFinalMessage) || res != nil {
+		t.Fatalf("Reply: %v, %v", res, err)
 	}
 }
 
@@ -342,7 +372,7 @@ func TestModelErrorsRetriesAndFallback(t *testing.T) {
 
 	// Two retries: the third attempt succeeds.
 	a, m = newAgent(t, []scripted.Turn{scripted.Failing(fail), scripted.Failing(fail), scripted.Reply(scripted.Text("ok"))}, nil,
-		agent.WithModelConfig(agent.ModelConfig{MaxRetries: 2}))
+		func(c *agent.Config) { c.ModelRetries = 2 })
 	if r := mustReply(t, a, user("hi")); r.res.Outcome != agent.OutcomeCompleted || m.Remaining() != 0 {
 		t.Fatalf("retries: %+v", r.res)
 	}
@@ -350,7 +380,7 @@ func TestModelErrorsRetriesAndFallback(t *testing.T) {
 	// The fallback answers when the primary is exhausted; MODEL_CALL_START
 	// names the primary model.
 	fb := scripted.New("fallback", []scripted.Turn{scripted.Reply(scripted.Text("from fallback"))})
-	a, _ = newAgent(t, []scripted.Turn{scripted.Failing(fail)}, nil, agent.WithModelConfig(agent.ModelConfig{Fallback: fb}))
+	a, _ = newAgent(t, []scripted.Turn{scripted.Failing(fail)}, nil, func(c *agent.Config) { c.FallbackModel = fb })
 	r = mustReply(t, a, user("hi"))
 	if contextShape(r.res.Msg) != "text from fallback" || r.events[1].(*event.ModelCallStart).ModelName != "mock-model" {
 		t.Fatalf("fallback: %s", r.kinds())
@@ -358,7 +388,7 @@ func TestModelErrorsRetriesAndFallback(t *testing.T) {
 
 	// A stream that breaks after its first chunk is an error, not retried.
 	a, m = newAgent(t, []scripted.Turn{scripted.Stream(scripted.Text("par"), scripted.Fail(fail)), scripted.Reply(scripted.Text("never"))}, nil,
-		agent.WithModelConfig(agent.ModelConfig{MaxRetries: 3}))
+		func(c *agent.Config) { c.ModelRetries = 3 })
 	r = reply(t, context.Background(), a, user("hi"))
 	var se *agent.StreamError
 	if !errors.As(r.err, &se) || m.Remaining() != 1 {
@@ -376,7 +406,7 @@ func TestDataBlocks(t *testing.T) {
 	r := mustReply(t, a, user("show"))
 	expectKinds(t, r, `REPLY_START MODEL_CALL_START DATA_BLOCK_START DATA_BLOCK_DELTA DATA_BLOCK_DELTA DATA_BLOCK_START DATA_BLOCK_DELTA
 		DATA_BLOCK_END DATA_BLOCK_END MODEL_CALL_END REPLY_END(completed)`)
-	tail := a.State().Tail()
+	tail := stateOf(t, a).Tail()
 	if len(tail.Content) != 1 {
 		t.Fatalf("stored %d blocks", len(tail.Content))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
@@ -22,16 +23,25 @@ type Item struct {
 	Msg   *message.Msg
 }
 
-// ReplyInput is what the reply chain works on. A middleware changes it by
-// passing a modified copy to next (fields it leaves alone keep their
-// values, as the reference's keyword merging does).
+// ReplyInput is what the reply chain works on: at most one of Msgs,
+// Confirm, External and Interrupt is set (none: continue from the
+// context). A middleware changes it by passing a modified copy to next
+// (fields it leaves alone keep their values, as the reference's keyword
+// merging does); an input with more than one of them set is an
+// *InputError.
 type ReplyInput struct {
-	// Input is the reply's input: *message.Msg, []*message.Msg,
-	// *event.UserConfirmResult, *event.ExternalExecutionResult,
-	// *event.UserInterrupt or nil.
-	Input any
+	// Msgs start a new reply (Agent.Stream, Agent.Reply).
+	Msgs []*message.Msg
+	// Confirm resumes a reply parked on a permission prompt
+	// (Agent.Confirm).
+	Confirm *event.UserConfirmResult
+	// External resumes a reply parked on external tools
+	// (Agent.DeliverExternal).
+	External *event.ExternalExecutionResult
+	// Interrupt abandons a parked reply (Agent.Interrupt).
+	Interrupt bool
 	// StructuredSchema requests a structured final output (ignored, with a
-	// warning, when resuming a parked reply).
+	// warning, when resuming a parked reply: its own schema is kept).
 	StructuredSchema json.RawMessage
 }
 
@@ -42,9 +52,7 @@ type ReplyHandler func(ctx context.Context, in ReplyInput) iter.Seq2[Item, error
 // it on while still pulling items) makes the loop decide again instead of
 // finishing: the reply only ends once a REPLY_END came out of the whole
 // chain.
-type ReplyMiddleware interface {
-	OnReply(ctx context.Context, a *Agent, in ReplyInput, next ReplyHandler) iter.Seq2[Item, error]
-}
+type ReplyMiddleware func(ctx context.Context, a *Agent, in ReplyInput, next ReplyHandler) iter.Seq2[Item, error]
 
 // ReasoningInput is what one reasoning step works on.
 type ReasoningInput struct {
@@ -56,9 +64,7 @@ type ReasoningInput struct {
 type ReasoningHandler func(ctx context.Context, in ReasoningInput) iter.Seq2[Item, error]
 
 // ReasoningMiddleware wraps one reasoning step.
-type ReasoningMiddleware interface {
-	OnReasoning(ctx context.Context, a *Agent, in ReasoningInput, next ReasoningHandler) iter.Seq2[Item, error]
-}
+type ReasoningMiddleware func(ctx context.Context, a *Agent, in ReasoningInput, next ReasoningHandler) iter.Seq2[Item, error]
 
 // ModelCallInput is one model call attempt.
 type ModelCallInput struct {
@@ -71,9 +77,7 @@ type ModelCallHandler func(ctx context.Context, in ModelCallInput) iter.Seq2[mod
 
 // ModelCallMiddleware wraps each model call attempt (inside the retry and
 // fallback loop).
-type ModelCallMiddleware interface {
-	OnModelCall(ctx context.Context, a *Agent, in ModelCallInput, next ModelCallHandler) iter.Seq2[model.Chunk, error]
-}
+type ModelCallMiddleware func(ctx context.Context, a *Agent, in ModelCallInput, next ModelCallHandler) iter.Seq2[model.Chunk, error]
 
 // ActingInput is one tool execution. Validation, the permission check and
 // context writes use the original call; a middleware may hand next another
@@ -89,9 +93,7 @@ type ActingInput struct {
 type ActingHandler func(ctx context.Context, in ActingInput) iter.Seq[tool.Chunk]
 
 // ActingMiddleware wraps the raw execution of one tool call.
-type ActingMiddleware interface {
-	OnActing(ctx context.Context, a *Agent, in ActingInput, next ActingHandler) iter.Seq[tool.Chunk]
-}
+type ActingMiddleware func(ctx context.Context, a *Agent, in ActingInput, next ActingHandler) iter.Seq[tool.Chunk]
 
 // PermissionInput is one permission check; ToolCall and Input are copies
 // the middleware may change.
@@ -107,52 +109,104 @@ type PermissionHandler func(ctx context.Context, in PermissionInput) (permission
 // PermissionMiddleware wraps the permission decision of each tool call. A
 // call the user already approved skips the engine (the innermost handler
 // then allows it at once) but still passes through the middlewares.
-type PermissionMiddleware interface {
-	OnCheckPermission(ctx context.Context, a *Agent, in PermissionInput, next PermissionHandler) (permission.Decision, error)
-}
+type PermissionMiddleware func(ctx context.Context, a *Agent, in PermissionInput, next PermissionHandler) (permission.Decision, error)
 
 // SystemPromptMiddleware transforms the system prompt; these run in order
 // (a pipeline, not an onion) before every model call.
-type SystemPromptMiddleware interface {
-	OnSystemPrompt(ctx context.Context, a *Agent, prompt string) (string, error)
+type SystemPromptMiddleware func(ctx context.Context, a *Agent, prompt string) (string, error)
+
+type replyStateKey struct{}
+
+// ReplyState returns the state of the reply running under ctx: the
+// agent's own state, not a copy, for the middleware hooks, which run inside
+// the reply (where Agent.State is ErrBusy). A hook may read it and change
+// it as the reply's own steps do — e.g. a Reply hook that swallows a
+// REPLY_END lowers Reply.CurIter to grant another round. Acting hooks of a
+// concurrent batch run beside their siblings' tools and must only read it.
+// Outside a middleware hook's reply it is nil.
+func ReplyState(ctx context.Context) *state.AgentState {
+	st, _ := ctx.Value(replyStateKey{}).(*state.AgentState)
+	return st
 }
 
+// Middleware is one middleware: a hook per step it wraps. Nil hooks are
+// skipped, so a middleware sets only the ones it needs; hooks that share
+// state are usually method values of one type:
+//
+//	audit := &Audit{}
+//	cfg.Middleware = append(cfg.Middleware, agent.Middleware{
+//		Name:       "audit",
+//		Reply:      audit.OnReply,
+//		Permission: audit.OnPermission,
+//	})
+//
+// Hooks run inside the reply, so the *Agent they are given is busy: its
+// State is ErrBusy there; ReplyState(ctx) is the reply's live state.
+type Middleware struct {
+	// Name labels the middleware in errors ("": its index).
+	Name         string
+	Reply        ReplyMiddleware
+	Reasoning    ReasoningMiddleware
+	ModelCall    ModelCallMiddleware
+	Acting       ActingMiddleware
+	Permission   PermissionMiddleware
+	SystemPrompt SystemPromptMiddleware
+}
+
+func (m Middleware) isZero() bool {
+	return m.Reply == nil && m.Reasoning == nil && m.ModelCall == nil && m.Acting == nil &&
+		m.Permission == nil && m.SystemPrompt == nil
+}
+
+func (m Middleware) label(i int) string {
+	if m.Name != "" {
+		return m.Name
+	}
+	return "#" + itoa(i)
+}
+
+// middlewares are the hooks of Config.Middleware sorted per step.
 type middlewares struct {
 	reply      []ReplyMiddleware
 	reasoning  []ReasoningMiddleware
 	modelCall  []ModelCallMiddleware
 	acting     []ActingMiddleware
 	permission []PermissionMiddleware
-	prompt     []SystemPromptMiddleware
+	prompt     []namedPrompt
 }
 
-func sortMiddlewares(mws []any) (middlewares, error) {
+type namedPrompt struct {
+	name string
+	fn   SystemPromptMiddleware
+}
+
+func (m *middlewares) any() bool {
+	return len(m.reply)+len(m.reasoning)+len(m.modelCall)+len(m.acting)+len(m.permission)+len(m.prompt) > 0
+}
+
+func sortMiddlewares(mws []Middleware) middlewares {
 	var m middlewares
 	for i, mw := range mws {
-		used := false
-		if h, ok := mw.(ReplyMiddleware); ok {
-			m.reply, used = append(m.reply, h), true
+		if mw.Reply != nil {
+			m.reply = append(m.reply, mw.Reply)
 		}
-		if h, ok := mw.(ReasoningMiddleware); ok {
-			m.reasoning, used = append(m.reasoning, h), true
+		if mw.Reasoning != nil {
+			m.reasoning = append(m.reasoning, mw.Reasoning)
 		}
-		if h, ok := mw.(ModelCallMiddleware); ok {
-			m.modelCall, used = append(m.modelCall, h), true
+		if mw.ModelCall != nil {
+			m.modelCall = append(m.modelCall, mw.ModelCall)
 		}
-		if h, ok := mw.(ActingMiddleware); ok {
-			m.acting, used = append(m.acting, h), true
+		if mw.Acting != nil {
+			m.acting = append(m.acting, mw.Acting)
 		}
-		if h, ok := mw.(PermissionMiddleware); ok {
-			m.permission, used = append(m.permission, h), true
+		if mw.Permission != nil {
+			m.permission = append(m.permission, mw.Permission)
 		}
-		if h, ok := mw.(SystemPromptMiddleware); ok {
-			m.prompt, used = append(m.prompt, h), true
-		}
-		if !used {
-			return m, configErr("middleware %d (%T) implements no middleware hook", i, mw)
+		if mw.SystemPrompt != nil {
+			m.prompt = append(m.prompt, namedPrompt{mw.label(i), mw.SystemPrompt})
 		}
 	}
-	return m, nil
+	return m
 }
 
 // The chain builders wrap the innermost handler so that mws[0] is the
@@ -162,7 +216,7 @@ func (a *Agent) replyChain(inner ReplyHandler) ReplyHandler {
 	h := inner
 	for i := len(a.mws.reply) - 1; i >= 0; i-- {
 		mw, next := a.mws.reply[i], h
-		h = func(ctx context.Context, in ReplyInput) iter.Seq2[Item, error] { return mw.OnReply(ctx, a, in, next) }
+		h = func(ctx context.Context, in ReplyInput) iter.Seq2[Item, error] { return mw(ctx, a, in, next) }
 	}
 	return h
 }
@@ -172,7 +226,7 @@ func (a *Agent) reasoningChain(inner ReasoningHandler) ReasoningHandler {
 	for i := len(a.mws.reasoning) - 1; i >= 0; i-- {
 		mw, next := a.mws.reasoning[i], h
 		h = func(ctx context.Context, in ReasoningInput) iter.Seq2[Item, error] {
-			return mw.OnReasoning(ctx, a, in, next)
+			return mw(ctx, a, in, next)
 		}
 	}
 	return h
@@ -183,7 +237,7 @@ func (a *Agent) modelCallChain(inner ModelCallHandler) ModelCallHandler {
 	for i := len(a.mws.modelCall) - 1; i >= 0; i-- {
 		mw, next := a.mws.modelCall[i], h
 		h = func(ctx context.Context, in ModelCallInput) iter.Seq2[model.Chunk, error] {
-			return mw.OnModelCall(ctx, a, in, next)
+			return mw(ctx, a, in, next)
 		}
 	}
 	return h
@@ -193,7 +247,7 @@ func (a *Agent) actingChain(inner ActingHandler) ActingHandler {
 	h := inner
 	for i := len(a.mws.acting) - 1; i >= 0; i-- {
 		mw, next := a.mws.acting[i], h
-		h = func(ctx context.Context, in ActingInput) iter.Seq[tool.Chunk] { return mw.OnActing(ctx, a, in, next) }
+		h = func(ctx context.Context, in ActingInput) iter.Seq[tool.Chunk] { return mw(ctx, a, in, next) }
 	}
 	return h
 }
@@ -203,7 +257,7 @@ func (a *Agent) permissionChain(inner PermissionHandler) PermissionHandler {
 	for i := len(a.mws.permission) - 1; i >= 0; i-- {
 		mw, next := a.mws.permission[i], h
 		h = func(ctx context.Context, in PermissionInput) (permission.Decision, error) {
-			return mw.OnCheckPermission(ctx, a, in, next)
+			return mw(ctx, a, in, next)
 		}
 	}
 	return h
@@ -213,8 +267,8 @@ func (a *Agent) systemPrompt(ctx context.Context) (string, error) {
 	p := a.prompt
 	for _, mw := range a.mws.prompt {
 		var err error
-		if p, err = mw.OnSystemPrompt(ctx, a, p); err != nil {
-			return "", fmt.Errorf("system prompt middleware %T: %w", mw, err)
+		if p, err = mw.fn(ctx, a, p); err != nil {
+			return "", fmt.Errorf("system prompt middleware %s: %w", mw.name, err)
 		}
 	}
 	return p, nil

@@ -104,7 +104,7 @@ func (p promptAppender) OnSystemPrompt(_ context.Context, _ *agent.Agent, prompt
 func TestMiddlewareOrder(t *testing.T) {
 	lb := &logbook{}
 	a, m := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("test response"))}, nil,
-		agent.WithMiddleware(logging{"mw1", lb}, logging{"mw2", lb}))
+		withMW(agent.Middleware{Reply: logging{"mw1", lb}.OnReply}, agent.Middleware{Reply: logging{"mw2", lb}.OnReply}))
 	mustReply(t, a, user("test message"))
 	want := "mw1_pre, mw2_pre, mw2_REPLY_START, mw1_REPLY_START, mw2_MODEL_CALL_START, mw1_MODEL_CALL_START, mw2_TEXT_BLOCK_START, mw1_TEXT_BLOCK_START, " +
 		"mw2_TEXT_BLOCK_DELTA, mw1_TEXT_BLOCK_DELTA, mw2_TEXT_BLOCK_END, mw1_TEXT_BLOCK_END, mw2_MODEL_CALL_END, mw1_MODEL_CALL_END, " +
@@ -115,7 +115,7 @@ func TestMiddlewareOrder(t *testing.T) {
 
 	lb = &logbook{}
 	a, _ = newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("test response"))}, nil,
-		agent.WithMiddleware(reasoningLogger{"mw1", lb}, reasoningLogger{"mw2", lb}))
+		withMW(agent.Middleware{Reasoning: reasoningLogger{"mw1", lb}.OnReasoning}, agent.Middleware{Reasoning: reasoningLogger{"mw2", lb}.OnReasoning}))
 	mustReply(t, a, user("test message"))
 	want = "mw1_pre, mw2_pre, mw2_MODEL_CALL_START, mw1_MODEL_CALL_START, mw2_TEXT_BLOCK_START, mw1_TEXT_BLOCK_START, mw2_TEXT_BLOCK_DELTA, " +
 		"mw1_TEXT_BLOCK_DELTA, mw2_TEXT_BLOCK_END, mw1_TEXT_BLOCK_END, mw2_MODEL_CALL_END, mw1_MODEL_CALL_END, mw2_msg, mw1_msg, mw2_post, mw1_post"
@@ -125,7 +125,7 @@ func TestMiddlewareOrder(t *testing.T) {
 
 	lb = &logbook{}
 	a, _ = newAgent(t, []scripted.Turn{{Steps: []scripted.Step{scripted.Text("chunk1"), scripted.Text("chunk2")}, Explicit: true}}, nil,
-		agent.WithMiddleware(modelLogger{"mw1", lb}, modelLogger{"mw2", lb}))
+		withMW(agent.Middleware{ModelCall: modelLogger{"mw1", lb}.OnModelCall}, agent.Middleware{ModelCall: modelLogger{"mw2", lb}.OnModelCall}))
 	mustReply(t, a, user("test message"))
 	want = "mw1_pre, mw2_pre, mw2_chunk, mw1_chunk, mw2_chunk, mw1_chunk, mw2_chunk, mw1_chunk, mw2_post, mw1_post"
 	if got := lb.String(); got != want {
@@ -134,7 +134,7 @@ func TestMiddlewareOrder(t *testing.T) {
 
 	lb = &logbook{}
 	a, m = newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("x"))}, nil,
-		agent.WithSystemPrompt("test prompt"), agent.WithMiddleware(promptAppender{"mw1", lb}, promptAppender{"mw2", lb}))
+		func(c *agent.Config) { c.SystemPrompt = "test prompt" }, withMW(agent.Middleware{SystemPrompt: promptAppender{"mw1", lb}.OnSystemPrompt}, agent.Middleware{SystemPrompt: promptAppender{"mw2", lb}.OnSystemPrompt}))
 	mustReply(t, a, user("test message"))
 	if got := lb.String(); got != "mw1_executed, mw2_executed" || !strings.Contains(string(m.Calls()[0].Messages), `"text":"test prompt [MW1] [MW2]"`) {
 		t.Fatalf("system prompt log %s, messages %s", got, m.Calls()[0].Messages)
@@ -162,15 +162,15 @@ func (s *swallow) OnReply(ctx context.Context, _ *agent.Agent, in agent.ReplyInp
 // reply; two swallows with nothing in between raise the guard error.
 func TestSwallowReplyEnd(t *testing.T) {
 	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("first answer")), scripted.Reply(scripted.Text("second answer"))}, nil,
-		agent.WithMiddleware(&swallow{n: 1}))
+		withMW(agent.Middleware{Reply: (&swallow{n: 1}).OnReply}))
 	r := mustReply(t, a, user("hi"))
 	expectKinds(t, r, `REPLY_START MODEL_CALL_START TEXT_BLOCK_START TEXT_DELTA(first answer) TEXT_BLOCK_END MODEL_CALL_END
 		MODEL_CALL_START TEXT_BLOCK_START TEXT_DELTA(second answer) TEXT_BLOCK_END MODEL_CALL_END REPLY_END(completed)`)
-	if a.State().Reply.CurIter != 2 || !strings.HasSuffix(contextShape(r.res.Msg), "text second answer") {
-		t.Fatalf("cur_iter %d msg %s", a.State().Reply.CurIter, contextShape(r.res.Msg))
+	if stateOf(t, a).Reply.CurIter != 2 || !strings.HasSuffix(contextShape(r.res.Msg), "text second answer") {
+		t.Fatalf("cur_iter %d msg %s", stateOf(t, a).Reply.CurIter, contextShape(r.res.Msg))
 	}
 
-	a, _ = newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("a"))}, nil, agent.WithMaxIters(1), agent.WithMiddleware(&swallow{n: 99}))
+	a, _ = newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("a"))}, nil, maxIters(1), withMW(agent.Middleware{Reply: (&swallow{n: 99}).OnReply}))
 	r = reply(t, context.Background(), a, user("hi"))
 	if !errors.Is(r.err, agent.ErrNoProgress) {
 		t.Fatalf("err %v", r.err)
@@ -181,9 +181,9 @@ func TestSwallowReplyEnd(t *testing.T) {
 type inputRewriter struct{}
 
 func (inputRewriter) OnReply(ctx context.Context, _ *agent.Agent, in agent.ReplyInput, next agent.ReplyHandler) iter.Seq2[agent.Item, error] {
-	if m, ok := in.Input.(*message.Msg); ok {
-		text, _ := m.TextContent("\n")
-		in.Input = message.UserText(m.Name, "MODIFIED: "+text)
+	if len(in.Msgs) == 1 {
+		text, _ := in.Msgs[0].TextContent("\n")
+		in.Msgs = []*message.Msg{message.UserText(in.Msgs[0].Name, "MODIFIED: "+text)}
 	}
 	return next(ctx, in)
 }
@@ -208,7 +208,7 @@ func (messageInjector) OnModelCall(ctx context.Context, _ *agent.Agent, in agent
 // model's messages.
 func TestMiddlewareRewrites(t *testing.T) {
 	a, m := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("ok"))}, nil,
-		agent.WithMiddleware(inputRewriter{}, choiceForcer{}, messageInjector{}))
+		withMW(agent.Middleware{Reply: inputRewriter{}.OnReply}, agent.Middleware{Reasoning: choiceForcer{}.OnReasoning}, agent.Middleware{ModelCall: messageInjector{}.OnModelCall}))
 	mustReply(t, a, user("original message"))
 	c := m.Calls()[0]
 	for _, want := range []string{"MODIFIED: original message", "INJECTED SYSTEM MESSAGE"} {
@@ -235,15 +235,15 @@ func TestActingMiddleware(t *testing.T) {
 	var seen []string
 	echo := makeTool(t, toolSpec{name: "echo"})
 	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("call_1", "echo", `{"input": "ORIGINAL"}`)), scripted.Reply(scripted.Text("ok"))},
-		[]tool.Tool{echo}, agent.WithMiddleware(actingRewriter{&seen}))
+		[]tool.Tool{echo}, withMW(agent.Middleware{Acting: actingRewriter{&seen}.OnActing}))
 	mustReply(t, a, user("go"))
 	if len(seen) != 1 || !strings.Contains(seen[0], "ORIGINAL") {
 		t.Fatalf("middleware saw %v", seen)
 	}
-	if got := contextShape(a.State().Tail()); !strings.Contains(got, "result call_1 success list:echo: MODIFIED") {
+	if got := contextShape(stateOf(t, a).Tail()); !strings.Contains(got, "result call_1 success list:echo: MODIFIED") {
 		t.Fatalf("context %s", got)
 	}
-	if c := a.State().Tail().Content[0].(*block.ToolCall); c.Input != `{"input": "ORIGINAL"}` {
+	if c := stateOf(t, a).Tail().Content[0].(*block.ToolCall); c.Input != `{"input": "ORIGINAL"}` {
 		t.Fatal("the context call was changed")
 	}
 }
@@ -286,19 +286,19 @@ func TestPermissionMiddleware(t *testing.T) {
 	deny := permission.Decision{Behavior: block.Deny, Message: "denied by application policy"}
 
 	lb := &logbook{}
-	a, _ := newAgent(t, turns(), []tool.Tool{guarded}, agent.WithMiddleware(policy{lb: lb, callNext: true, replace: &deny}))
+	a, _ := newAgent(t, turns(), []tool.Tool{guarded}, withMW(agent.Middleware{Permission: policy{lb: lb, callNext: true, replace: &deny}.OnCheckPermission}))
 	r := mustReply(t, a, user("go"))
 	if !strings.Contains(r.kinds(), "RESULT_DELTA(c1:denied by application policy) RESULT_END(c1:denied)") || lb.String() != "ask" || ran != 0 {
 		t.Fatalf("replace: %s (log %s)", r.kinds(), lb.String())
 	}
 
-	a, _ = newAgent(t, turns(), []tool.Tool{guarded}, agent.WithMiddleware(policy{replace: &deny}))
+	a, _ = newAgent(t, turns(), []tool.Tool{guarded}, withMW(agent.Middleware{Permission: policy{replace: &deny}.OnCheckPermission}))
 	if r := mustReply(t, a, user("go")); !strings.Contains(r.kinds(), "RESULT_END(c1:denied)") || ran != 0 {
 		t.Fatalf("short-circuit: %s", r.kinds())
 	}
 
 	boom := errors.New("policy service unavailable")
-	a, _ = newAgent(t, turns(), []tool.Tool{guarded}, agent.WithMiddleware(policy{err: boom}))
+	a, _ = newAgent(t, turns(), []tool.Tool{guarded}, withMW(agent.Middleware{Permission: policy{err: boom}.OnCheckPermission}))
 	if r := reply(t, context.Background(), a, user("go")); !errors.Is(r.err, boom) {
 		t.Fatalf("error: %v", r.err)
 	}
@@ -306,13 +306,44 @@ func TestPermissionMiddleware(t *testing.T) {
 	// A confirmed call: the hook runs, the engine answers "allow" without
 	// asking the tool; the hook may still deny.
 	lb = &logbook{}
-	a, _ = newAgent(t, turns(), []tool.Tool{guarded}, agent.WithMiddleware(policy{lb: lb, callNext: true}))
+	a, _ = newAgent(t, turns(), []tool.Tool{guarded}, withMW(agent.Middleware{Permission: policy{lb: lb, callNext: true}.OnCheckPermission}))
 	mustReply(t, a, user("go")) // parks: the engine asks
 	lb.log = nil
 	a2mw := policy{lb: lb, callNext: true, replace: &permission.Decision{Behavior: block.Deny, Message: "application policy changed while awaiting user"}}
-	b, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("done"))}, []tool.Tool{guarded}, agent.WithState(a.State()), agent.WithMiddleware(a2mw))
+	b, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("done"))}, []tool.Tool{guarded}, withState(stateOf(t, a)), withMW(agent.Middleware{Permission: a2mw.OnCheckPermission}))
 	r = mustReply(t, b, confirm(t, b, true, nil, "c1"))
 	if lb.String() != "allow" || ran != 0 || !strings.Contains(r.kinds(), "RESULT_END(c1:denied)") {
 		t.Fatalf("confirmed call: log %s, events %s", lb.String(), r.kinds())
+	}
+}
+
+// A hook reaches the reply's live state through ReplyState: this one
+// grants another round when the rounds run out, as ErrNoProgress advises.
+func TestHookChangesReplyState(t *testing.T) {
+	granted := false
+	grant := func(ctx context.Context, _ *agent.Agent, in agent.ReplyInput, next agent.ReplyHandler) iter.Seq2[agent.Item, error] {
+		return func(yield func(agent.Item, error) bool) {
+			for it, err := range next(ctx, in) {
+				if e, ok := it.Event.(*event.ReplyEnd); ok && e.FinishedReason == event.ReplyExceedMaxIters && !granted {
+					granted = true
+					agent.ReplyState(ctx).Reply.CurIter = 0
+					continue
+				}
+				if !yield(it, err) {
+					return
+				}
+			}
+		}
+	}
+	a, m := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Thinking("hmm")), scripted.Reply(scripted.Text("done"))}, nil,
+		maxIters(1), withMW(agent.Middleware{Reply: grant}))
+	r := mustReply(t, a, user("hi"))
+	expectKinds(t, r, `REPLY_START MODEL_CALL_START THINKING_BLOCK_START THINKING_DELTA(hmm) THINKING_BLOCK_END MODEL_CALL_END EXCEED_MAX_ITERS
+		MODEL_CALL_START TEXT_BLOCK_START TEXT_DELTA(done) TEXT_BLOCK_END MODEL_CALL_END REPLY_END(completed)`)
+	if r.res.Outcome != agent.OutcomeCompleted || m.Remaining() != 0 {
+		t.Fatalf("outcome %s", r.res.Outcome)
+	}
+	if agent.ReplyState(context.Background()) != nil {
+		t.Fatal("a state outside a reply")
 	}
 }

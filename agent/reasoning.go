@@ -14,37 +14,47 @@ import (
 )
 
 // reasoning runs one reasoning step through the on_reasoning chain,
-// forwarding its events. It returns the step's candidate final answer,
-// whether the model call was interrupted, and false if the reply must stop
-// (an error, or the consumer is gone).
-func (r *run) reasoning(choice *model.ToolChoice) (cand *message.Msg, interrupted, ok bool) {
+// forwarding its events. It returns the step's candidate final answer and
+// stepInterrupted if the model call was interrupted.
+func (r *run) reasoning(choice *model.ToolChoice) (*message.Msg, outcome, error) {
 	h := r.a.reasoningChain(func(ctx context.Context, in ReasoningInput) iter.Seq2[Item, error] {
-		return func(y func(Item, error) bool) { r.reason(ctx, in, y) }
+		return func(y func(Item, error) bool) {
+			s := sink{a: r.a, yield: y}
+			if err := r.reason(ctx, in, &s); err != nil && !errors.Is(err, errStopped) {
+				s.fail(err)
+			}
+		}
 	})
+	// What the range body sets lives in one variable: the body is a
+	// closure, and each variable it writes costs an allocation per step.
+	var step struct {
+		cand *message.Msg
+		o    outcome
+		err  error
+	}
 	for it, err := range h(r.ctx, ReasoningInput{ToolChoice: choice}) {
 		if err != nil {
-			r.fail(err)
-			return nil, false, false
+			step.err = err
+			break
 		}
 		if it.Msg != nil {
-			cand = it.Msg
+			step.cand = it.Msg
 			continue
 		}
 		if it.Event == nil {
 			continue
 		}
 		if e, isEnd := it.Event.(*event.ModelCallEnd); isEnd && e.FinishedReason == event.ModelInterrupted {
-			interrupted = true
+			step.o = stepInterrupted
 		}
-		if r.stopped || !r.yield(it, nil) {
-			r.stopped = true
-			return nil, false, false
+		if step.err = r.out.put(it); step.err != nil {
+			break
 		}
 	}
-	if r.stopped {
-		return nil, false, false
+	if step.err != nil {
+		return nil, 0, step.err
 	}
-	return cand, interrupted, true
+	return step.cand, step.o, nil
 }
 
 // blockState tracks the event-level blocks open during one model call.
@@ -52,35 +62,38 @@ type blockState struct {
 	text, thinking string   // agent-generated ids of the open text/thinking streams
 	tools          []string // open tool-call ids, in opening order
 	data           []string // open data block ids
+	// acc holds what the call streamed before the current chunk: a tool
+	// call re-opened after other blocks came between its fragments takes
+	// its name from there for its second START, since providers send the
+	// name with the first fragment only.
+	acc *model.Accumulator
+}
+
+// toolName is the name a START for p carries.
+func (s *blockState) toolName(p *model.Part) string {
+	if p.Name != "" || s.acc == nil {
+		return p.Name
+	}
+	if c := s.acc.ToolCall(p.ID); c != nil {
+		return c.Name
+	}
+	return ""
 }
 
 // reason is the innermost reasoning handler (the reference's
-// _reasoning_impl).
-func (r *run) reason(ctx context.Context, in ReasoningInput, y func(Item, error) bool) {
+// _reasoning_impl); out is the reasoning chain's.
+func (r *run) reason(ctx context.Context, in ReasoningInput, out *sink) error {
 	a := r.a
-	if !r.send(y, &event.ModelCallStart{ReplyID: r.replyID, ModelName: a.model.Name()}) {
-		return
+	if err := out.emit(&event.ModelCallStart{ReplyID: r.replyID, ModelName: a.model.Name()}); err != nil {
+		return err
 	}
 	req, err := r.modelInput(ctx, in.ToolChoice)
 	if err != nil {
-		y(Item{}, err)
-		return
+		return err
 	}
 	acc := model.NewAccumulator(a.src)
-	var open blockState
-	stopped := false
+	open := blockState{acc: acc}
 	interrupted := false
-	// emit converts within the call; a false return means the consumer
-	// stopped.
-	emit := func(e event.Event) bool {
-		if stopped {
-			return false
-		}
-		if !r.send(y, e) {
-			stopped = true
-		}
-		return !stopped
-	}
 	var callErr error
 	models := []model.ChatModel{a.model}
 	if a.modelC.Fallback != nil {
@@ -94,8 +107,11 @@ calls:
 		for try := 0; try <= a.modelC.MaxRetries; try++ {
 			attempts++
 			last = m
-			started := false
-			failed := false
+			// One variable for what the range body sets (see reasoning).
+			var at struct {
+				started, failed bool
+				broke           error
+			}
 			stream := a.modelCallChain(func(ctx context.Context, in ModelCallInput) iter.Seq2[model.Chunk, error] {
 				return in.Model.Stream(ctx, in.Request)
 			})(ctx, ModelCallInput{Model: m, Request: req})
@@ -107,25 +123,29 @@ calls:
 						// into an interrupted response holding what arrived.
 						interrupted = true
 						break calls
-					case !started:
-						callErr, failed = err, true
+					case !at.started:
+						callErr, at.failed = err, true
 						attempts += adapterRetries(err)
 					default:
-						y(Item{}, &StreamError{Model: m.Name(), Err: err})
-						return
+						at.broke = &StreamError{Model: m.Name(), Err: err}
 					}
 					break
 				}
-				started = true
-				if !chunk.Final && len(chunk.Parts) > 0 && !r.convert(&open, chunk.Parts, emit) {
-					return
+				at.started = true
+				if !chunk.Final && len(chunk.Parts) > 0 {
+					if at.broke = r.convert(&open, chunk.Parts, out); at.broke != nil {
+						break
+					}
 				}
 				if err := acc.Add(chunk); err != nil {
-					y(Item{}, &StreamError{Model: m.Name(), Err: err})
-					return
+					at.broke = &StreamError{Model: m.Name(), Err: err}
+					break
 				}
 			}
-			if !failed {
+			if at.broke != nil {
+				return at.broke
+			}
+			if !at.failed {
 				succeeded = true
 				break calls
 			}
@@ -133,11 +153,10 @@ calls:
 	}
 	if !interrupted && !succeeded {
 		a.log.Warn("Model " + last.Name() + " exhausted all " + itoa(attempts) + " attempt(s) for agent " + a.name + ".")
-		y(Item{}, &ModelCallError{Model: last.Name(), Attempts: attempts, Err: callErr})
-		return
+		return &ModelCallError{Model: last.Name(), Attempts: attempts, Err: callErr}
 	}
-	if !r.closeOpen(&open, emit) {
-		return
+	if err := r.closeOpen(&open, out); err != nil {
+		return err
 	}
 	end := &event.ModelCallEnd{ReplyID: r.replyID, FinishedReason: event.ModelCompleted}
 	if interrupted {
@@ -150,11 +169,11 @@ calls:
 	}
 	content := acc.Content()
 	r.saveResponse(content, usage)
-	if !emit(end) {
-		return
+	if err := out.emit(end); err != nil {
+		return err
 	}
 	if interrupted || !isFinalAnswer(content) {
-		return
+		return nil
 	}
 	// The final answer is the whole reply message as stored (see
 	// conformance/DEVIATIONS.md), with the reply's accumulated usage.
@@ -170,7 +189,7 @@ calls:
 		msg.Content = []block.Block{}
 	}
 	msg.CreatedAt = a.src.Now()
-	y(Item{Msg: msg}, nil)
+	return out.msg(msg)
 }
 
 // isFinalAnswer: no tool call, and not thinking only (an empty response is
@@ -243,7 +262,7 @@ func (r *run) modelInput(ctx context.Context, choice *model.ToolChoice) (*model.
 // convert turns one delta chunk into events (§3.4): thinking before text,
 // each tool call started on first sight and ended once a chunk no longer
 // carries it, base64 data streamed by block id.
-func (r *run) convert(open *blockState, parts []model.Part, emit func(event.Event) bool) bool {
+func (r *run) convert(open *blockState, parts []model.Part, out *sink) error {
 	a := r.a
 	var nThink, nText, nData int
 	for i := range parts {
@@ -259,39 +278,39 @@ func (r *run) convert(open *blockState, parts []model.Part, emit func(event.Even
 	if nThink > 0 {
 		if open.thinking == "" {
 			open.thinking = a.src.NewID()
-			if !emit(&event.ThinkingBlockStart{ReplyID: r.replyID, BlockID: open.thinking}) {
-				return false
+			if err := out.emit(&event.ThinkingBlockStart{ReplyID: r.replyID, BlockID: open.thinking}); err != nil {
+				return err
 			}
 		}
 		d := r.thinkDeltas.next()
 		d.ReplyID, d.BlockID, d.Delta = r.replyID, open.thinking, joinParts(parts, model.PartThinking, nThink)
-		if !emit(d) {
-			return false
+		if err := out.emit(d); err != nil {
+			return err
 		}
 	} else if open.thinking != "" && nData == 0 {
 		id := open.thinking
 		open.thinking = ""
-		if !emit(&event.ThinkingBlockEnd{ReplyID: r.replyID, BlockID: id}) {
-			return false
+		if err := out.emit(&event.ThinkingBlockEnd{ReplyID: r.replyID, BlockID: id}); err != nil {
+			return err
 		}
 	}
 	if nText > 0 {
 		if open.text == "" {
 			open.text = a.src.NewID()
-			if !emit(&event.TextBlockStart{ReplyID: r.replyID, BlockID: open.text}) {
-				return false
+			if err := out.emit(&event.TextBlockStart{ReplyID: r.replyID, BlockID: open.text}); err != nil {
+				return err
 			}
 		}
 		d := r.textDeltas.next()
 		d.ReplyID, d.BlockID, d.Delta = r.replyID, open.text, joinParts(parts, model.PartText, nText)
-		if !emit(d) {
-			return false
+		if err := out.emit(d); err != nil {
+			return err
 		}
 	} else if open.text != "" && nData == 0 {
 		id := open.text
 		open.text = ""
-		if !emit(&event.TextBlockEnd{ReplyID: r.replyID, BlockID: id}) {
-			return false
+		if err := out.emit(&event.TextBlockEnd{ReplyID: r.replyID, BlockID: id}); err != nil {
+			return err
 		}
 	}
 	for i := range parts {
@@ -301,14 +320,14 @@ func (r *run) convert(open *blockState, parts []model.Part, emit func(event.Even
 		}
 		if !slices.Contains(open.tools, p.ID) {
 			open.tools = append(open.tools, p.ID)
-			if !emit(&event.ToolCallStart{ReplyID: r.replyID, ToolCallID: p.ID, ToolCallName: p.Name}) {
-				return false
+			if err := out.emit(&event.ToolCallStart{ReplyID: r.replyID, ToolCallID: p.ID, ToolCallName: open.toolName(p)}); err != nil {
+				return err
 			}
 		}
 		d := r.toolDeltas.next()
 		d.ReplyID, d.ToolCallID, d.Delta = r.replyID, p.ID, p.Text
-		if !emit(d) {
-			return false
+		if err := out.emit(d); err != nil {
+			return err
 		}
 	}
 	if len(open.tools) > 0 {
@@ -323,8 +342,8 @@ func (r *run) convert(open *blockState, parts []model.Part, emit func(event.Even
 		}
 		open.tools = kept
 		for _, id := range ended {
-			if !emit(&event.ToolCallEnd{ReplyID: r.replyID, ToolCallID: id}) {
-				return false
+			if err := out.emit(&event.ToolCallEnd{ReplyID: r.replyID, ToolCallID: id}); err != nil {
+				return err
 			}
 		}
 	}
@@ -335,15 +354,15 @@ func (r *run) convert(open *blockState, parts []model.Part, emit func(event.Even
 		}
 		if !slices.Contains(open.data, p.ID) {
 			open.data = append(open.data, p.ID)
-			if !emit(&event.DataBlockStart{ReplyID: r.replyID, BlockID: p.ID, MediaType: p.MediaType}) {
-				return false
+			if err := out.emit(&event.DataBlockStart{ReplyID: r.replyID, BlockID: p.ID, MediaType: p.MediaType}); err != nil {
+				return err
 			}
 		}
-		if !emit(&event.DataBlockDelta{ReplyID: r.replyID, BlockID: p.ID, Data: p.Text, MediaType: p.MediaType}) {
-			return false
+		if err := out.emit(&event.DataBlockDelta{ReplyID: r.replyID, BlockID: p.ID, Data: p.Text, MediaType: p.MediaType}); err != nil {
+			return err
 		}
 	}
-	return true
+	return nil
 }
 
 func hasToolPart(parts []model.Part, id string) bool {
@@ -374,24 +393,28 @@ func joinParts(parts []model.Part, k model.PartKind, n int) string {
 
 // closeOpen ends what is still open after the stream: text, thinking, tool
 // calls, data — in that order.
-func (r *run) closeOpen(open *blockState, emit func(event.Event) bool) bool {
-	if open.text != "" && !emit(&event.TextBlockEnd{ReplyID: r.replyID, BlockID: open.text}) {
-		return false
+func (r *run) closeOpen(open *blockState, out *sink) error {
+	if open.text != "" {
+		if err := out.emit(&event.TextBlockEnd{ReplyID: r.replyID, BlockID: open.text}); err != nil {
+			return err
+		}
 	}
-	if open.thinking != "" && !emit(&event.ThinkingBlockEnd{ReplyID: r.replyID, BlockID: open.thinking}) {
-		return false
+	if open.thinking != "" {
+		if err := out.emit(&event.ThinkingBlockEnd{ReplyID: r.replyID, BlockID: open.thinking}); err != nil {
+			return err
+		}
 	}
 	for _, id := range open.tools {
-		if !emit(&event.ToolCallEnd{ReplyID: r.replyID, ToolCallID: id}) {
-			return false
+		if err := out.emit(&event.ToolCallEnd{ReplyID: r.replyID, ToolCallID: id}); err != nil {
+			return err
 		}
 	}
 	for _, id := range open.data {
-		if !emit(&event.DataBlockEnd{ReplyID: r.replyID, BlockID: id}) {
-			return false
+		if err := out.emit(&event.DataBlockEnd{ReplyID: r.replyID, BlockID: id}); err != nil {
+			return err
 		}
 	}
-	return true
+	return nil
 }
 
 // slab hands out zeroed values carved from shared blocks: the delta events

@@ -76,9 +76,9 @@ func resumeFromDisk(dir string) error {
 	}
 	// Only the turn the parked reply still needs is scripted here.
 	tb := &testing.B{}
-	a, _ := newAgent(tb, restartTurns()[1:], restartTools(tb), agent.WithState(&st))
+	a, _ := newAgent(tb, restartTurns()[1:], restartTools(tb), withState(&st))
 	var out bytes.Buffer
-	for e, err := range a.Stream(context.Background(), ev) {
+	for e, err := range stream(context.Background(), a, ev) {
 		if err != nil {
 			return err
 		}
@@ -88,7 +88,7 @@ func resumeFromDisk(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "events.jsonl"), out.Bytes(), 0o644); err != nil {
 		return err
 	}
-	final, _ := json.Marshal(a.State())
+	final, _ := json.Marshal(stateOf(tb, a))
 	return os.WriteFile(filepath.Join(dir, "final.json"), final, 0o644)
 }
 
@@ -101,7 +101,7 @@ func TestParkedReplyResumesInAnotherProcess(t *testing.T) {
 	if r.res.Outcome != agent.OutcomeAwaitingConfirmation || r.res.Pending[0].ID != "c1" {
 		t.Fatalf("not parked: %s", r.kinds())
 	}
-	saved, err := json.Marshal(a.State())
+	saved, err := json.Marshal(stateOf(t, a))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestParkedReplyResumesInAnotherProcess(t *testing.T) {
 
 	// The same resume, in place.
 	var inPlace bytes.Buffer
-	for e, err := range a.Stream(context.Background(), ev) {
+	for e, err := range stream(context.Background(), a, ev) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,11 +142,11 @@ func TestParkedReplyResumesInAnotherProcess(t *testing.T) {
 		t.Fatalf("events differ after the restart\nrestarted:\n%s\nin place:\n%s", got, want)
 	}
 	finalRestarted, _ := os.ReadFile(filepath.Join(dir, "final.json"))
-	finalInPlace, _ := json.Marshal(a.State())
+	finalInPlace, _ := json.Marshal(stateOf(t, a))
 	if got, want := normalizeJSON(string(finalRestarted)), normalizeJSON(string(finalInPlace)); got != want {
 		t.Fatalf("final state differs\nrestarted: %s\nin place:  %s", got, want)
 	}
-	if got := contextShape(a.State().Tail()); got != "text Checking. | call c1 finished | call c2 finished | result c1 success list:ask: rm build | result c2 success list:echo: after | text All done." {
+	if got := contextShape(stateOf(t, a).Tail()); got != "text Checking. | call c1 finished | call c2 finished | result c1 success list:ask: rm build | result c2 success list:echo: after | text All done." {
 		t.Fatalf("context %s", got)
 	}
 }

@@ -32,7 +32,7 @@ func TestCancelDuringPermissionMiddleware(t *testing.T) {
 	for _, concurrent := range []bool{false, true} {
 		echo := makeTool(t, toolSpec{name: "echo", concurrent: concurrent})
 		p := waitingPolicy{entered: make(chan struct{})}
-		a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", "echo", `{}`))}, []tool.Tool{echo}, agent.WithMiddleware(p))
+		a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", "echo", `{}`))}, []tool.Tool{echo}, withMW(agent.Middleware{Permission: p.OnCheckPermission}))
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { <-p.entered; cancel() }()
 		r := reply(t, ctx, a, user("go"))
@@ -44,7 +44,7 @@ func TestCancelDuringPermissionMiddleware(t *testing.T) {
 			r.res.Outcome != agent.OutcomeInterrupted {
 			t.Fatalf("concurrent=%v: events %s outcome %s", concurrent, r.kinds(), r.res.Outcome)
 		}
-		for _, b := range a.State().Tail().Content {
+		for _, b := range stateOf(t, a).Tail().Content {
 			if c, ok := b.(*block.ToolCall); ok && c.State != block.CallFinished {
 				t.Fatalf("concurrent=%v: call %s left %s", concurrent, c.ID, c.State)
 			}

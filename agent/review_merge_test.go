@@ -37,7 +37,7 @@ func unfoldable(t *testing.T, concurrent bool) {
 	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", "bad", `{}`)), scripted.Reply(scripted.Text("done"))}, []tool.Tool{bad})
 	r := mustReply(t, a, user("go"))
 	var res *block.ToolResult
-	for _, m := range a.State().Context {
+	for _, m := range stateOf(t, a).Context {
 		if b, ok := m.Find(block.KindToolResult, "c1").(*block.ToolResult); ok {
 			res = b
 		}

@@ -9,7 +9,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentscope-go/agentscope/agent"
-	"github.com/agentscope-go/agentscope/agent/coop"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/tool"
 )
@@ -28,7 +27,7 @@ func TestPanickingActingMiddleware(t *testing.T) {
 	for _, concurrent := range []bool{false, true} {
 		echo := makeTool(t, toolSpec{name: "echo", concurrent: concurrent})
 		a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.ToolCall("c1", "echo", `{}`)), scripted.Reply(scripted.Text("ok"))},
-			[]tool.Tool{echo}, agent.WithMiddleware(panickyActing{}))
+			[]tool.Tool{echo}, withMW(agent.Middleware{Acting: panickyActing{}.OnActing}))
 		var r replyRun
 		func() {
 			defer func() {
@@ -38,7 +37,7 @@ func TestPanickingActingMiddleware(t *testing.T) {
 			}()
 			r = reply(t, context.Background(), a, user("go"))
 		}()
-		if !errors.Is(r.err, coop.ErrPanicked) {
+		if !errors.Is(r.err, agent.ErrPanicked) {
 			t.Fatalf("concurrent=%v: err %v", concurrent, r.err)
 		}
 	}

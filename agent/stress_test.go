@@ -11,7 +11,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentscope-go/agentscope/agent"
-	"github.com/agentscope-go/agentscope/agent/coop"
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model/scripted"
@@ -28,13 +27,13 @@ func TestConcurrentBatchStress(t *testing.T) {
 			kind, _ := in["input"].(string)
 			switch kind {
 			case "sleep":
-				if err := coop.Sleep(ctx, time.Duration(rand.IntN(3))*time.Millisecond); err != nil {
+				if err := sleepCtx(ctx, time.Duration(rand.IntN(3))*time.Millisecond); err != nil {
 					yield(tool.Chunk{}, err)
 					return
 				}
 			case "stream":
 				for i := range 3 {
-					if coop.Sleep(ctx, 0) != nil || !yield(tool.Text(fmt.Sprint(i)), nil) {
+					if sleepCtx(ctx, time.Duration(rand.IntN(2))*time.Millisecond) != nil || !yield(tool.Text(fmt.Sprint(i)), nil) {
 						return
 					}
 				}
@@ -52,7 +51,7 @@ func TestConcurrentBatchStress(t *testing.T) {
 			calls = append(calls, scripted.ToolCall(fmt.Sprintf("c%d", i), "mixed", `{"input": "`+kinds[rand.IntN(len(kinds))]+`"}`))
 		}
 		a, _ := newAgent(t, []scripted.Turn{scripted.Reply(calls...), scripted.Reply(scripted.Text("done"))}, []tool.Tool{mixed},
-			agent.WithPreemption(time.Millisecond))
+			preemption(time.Millisecond))
 		cancelAt := -1
 		if round%2 == 1 {
 			cancelAt = 3 + rand.IntN(2*n)
@@ -66,7 +65,7 @@ func TestConcurrentBatchStress(t *testing.T) {
 			t.Fatalf("round %d: outcome %s", round, r.res.Outcome)
 		}
 		results := map[string]bool{}
-		for _, b := range a.State().Tail().Content {
+		for _, b := range stateOf(t, a).Tail().Content {
 			if res, ok := b.(*block.ToolResult); ok {
 				if results[res.ID] {
 					t.Fatalf("round %d: two results for %s", round, res.ID)

@@ -39,12 +39,12 @@ func TestStructuredReply(t *testing.T) {
 		r.res.Msg.FinishedReason != event.ReplyCompleted || r.res.Outcome != agent.OutcomeCompleted {
 		t.Fatalf("result %+v", r.res.Msg)
 	}
-	rc := a.State().Reply
+	rc := stateOf(t, a).Reply
 	if rc.CurIter != 1 || !reflect.DeepEqual(rc.StructuredOutput, want) {
 		t.Fatalf("reply context %+v", rc)
 	}
-	if !strings.HasPrefix(contextShape(a.State().Tail()), "hint | call structured_call_1 finished") {
-		t.Fatalf("context %s", contextShape(a.State().Tail()))
+	if !strings.HasPrefix(contextShape(stateOf(t, a).Tail()), "hint | call structured_call_1 finished") {
+		t.Fatalf("context %s", contextShape(stateOf(t, a).Tail()))
 	}
 	// The tool is offered with the schema minus titles, after the others.
 	calls := m.Calls()
@@ -66,12 +66,12 @@ func TestStructuredRetryAndForce(t *testing.T) {
 		scripted.Reply(scripted.ToolCall("structured_call_0", "GenerateStructuredOutput", `{"city": "Hangzhou", "temperature": "hot"}`)),
 		scripted.Reply(scripted.Text("Let me think more.")),
 		structuredCall,
-	}, nil, agent.WithMaxIters(2))
+	}, nil, maxIters(2))
 	r := mustReply(t, a, user("Weather?"), schema(weather))
 	if r.res.Outcome != agent.OutcomeCompleted || m.Remaining() != 0 {
 		t.Fatalf("outcome %s", r.res.Outcome)
 	}
-	shape := contextShape(a.State().Tail())
+	shape := contextShape(stateOf(t, a).Tail())
 	if !strings.Contains(shape, "result structured_call_0 error plain:Input validation failed for tool 'GenerateStructuredOutput': 'hot' is not of type 'number'") {
 		t.Fatalf("context %s", shape)
 	}
@@ -86,9 +86,8 @@ func TestStructuredRetryAndForce(t *testing.T) {
 
 // SO-5: grace iterations exhausted.
 func TestStructuredGraceExhausted(t *testing.T) {
-	react := agent.DefaultReActConfig()
-	react.MaxIters, react.StructuredOutputGraceIters = 1, 1
-	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("Let me think more.")), scripted.Reply(scripted.Text("Let me think more."))}, nil, agent.WithReAct(react))
+	a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("Let me think more.")), scripted.Reply(scripted.Text("Let me think more."))}, nil,
+		func(c *agent.Config) { c.MaxIters, c.StructuredOutputGraceIters = 1, 1 })
 	r := mustReply(t, a, user("Weather?"), schema(weather))
 	if !strings.HasSuffix(r.kinds(), "EXCEED_MAX_ITERS REPLY_END(exceed_max_iters)") || r.res.Outcome != agent.OutcomeExceededMaxIters ||
 		r.res.Msg.StructuredOutput != nil || contextShape(r.res.Msg) != "text "+agent.MaxItersText {
@@ -106,7 +105,7 @@ func TestStructuredSchemaSurvivesRestart(t *testing.T) {
 	if r.res.Outcome != agent.OutcomeAwaitingConfirmation || r.res.Msg.FinishedReason != "" {
 		t.Fatalf("not parked: %s", r.res.Outcome)
 	}
-	saved, err := json.Marshal(a.State())
+	saved, err := json.Marshal(stateOf(t, a))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +121,7 @@ func TestStructuredSchemaSurvivesRestart(t *testing.T) {
 	}
 	b, _ := newAgent(t, []scripted.Turn{
 		scripted.Reply(scripted.ToolCall("structured_call_1", "GenerateStructuredOutput", `{"city": "Hangzhou", "note": "sunny"}`)),
-	}, []tool.Tool{makeTool(t, toolSpec{name: "mock_confirm_tool", perm: block.Ask})}, agent.WithState(&restored))
+	}, []tool.Tool{makeTool(t, toolSpec{name: "mock_confirm_tool", perm: block.Ask})}, withState(&restored))
 	ev := &event.UserConfirmResult{ReplyID: restored.Reply.ReplyID, ConfirmResults: []event.ConfirmResult{{
 		Confirmed: true, ToolCall: &block.ToolCall{ID: "confirm_call_1", Name: "mock_confirm_tool", Input: `{"input": "test"}`},
 	}}}
@@ -136,12 +135,12 @@ func TestStructuredSchemaSurvivesRestart(t *testing.T) {
 // An unusable schema is an input error, with the state unchanged.
 func TestInvalidSchemaRejected(t *testing.T) {
 	a, _ := newAgent(t, []scripted.Turn{structuredCall}, nil)
-	before, _ := json.Marshal(a.State())
+	before, _ := json.Marshal(stateOf(t, a))
 	r := reply(t, context.Background(), a, user("x"), schema(`{"type": "array"}`))
 	if !errors.Is(r.err, agent.ErrInvalidInput) || len(r.events) != 0 {
 		t.Fatalf("err %v, %d events", r.err, len(r.events))
 	}
-	if after, _ := json.Marshal(a.State()); string(after) != string(before) {
+	if after, _ := json.Marshal(stateOf(t, a)); string(after) != string(before) {
 		t.Fatal("state changed")
 	}
 }

@@ -10,6 +10,12 @@
 // appended to a block never copies what is already there, and a base64 data
 // source keeps its bytes decoded until the JSON boundary.
 //
+// A tool call's state changes only through its state machine: one table of
+// legal moves, applied by [ToolCall.Transition] for the agent executing the
+// call and by [ToolCall.Replay] for a fold of recorded events, with
+// [AwaitingCalls], [ExecutableCalls] and [UnfinishedCalls] as the loop's
+// views of a message's calls.
+//
 // Nullable string fields are NullString values, so null and "" stay
 // apart on the wire: each round-trips as it came.
 package block

@@ -292,7 +292,8 @@ func brief(v any) string {
 }
 
 // pattern is an excused field path: keys, [n], [*] and predicates
-// [?key=value,…] that test the golden node reached so far.
+// [?key=value,…] that test the golden node reached so far (value * is any
+// value but null).
 type pattern struct {
 	raw  string
 	segs []pseg
@@ -391,6 +392,13 @@ func (pat pattern) match(p []elem, root *ojson.Object) bool {
 			o, ok := node.(*ojson.Object)
 			if !ok {
 				return false
+			}
+			if pr[1] == "*" {
+				// Any value but null: the field is there.
+				if o.Vals[pr[0]] == nil {
+					return false
+				}
+				continue
 			}
 			if scalar(o.Vals[pr[0]]) != pr[1] {
 				return false

@@ -4,16 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"iter"
 	"log/slog"
 	"time"
 
 	"github.com/agentscope-go/agentscope/agent"
-	"github.com/agentscope-go/agentscope/agent/coop"
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/internal/ojson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -79,62 +78,58 @@ func build(spec *ojson.Object, src stamp.Source) (*harness, error) {
 		return nil, &SpecError{Where: "tools", Err: err}
 	}
 
-	react := agent.DefaultReActConfig()
+	cfg := agent.Config{
+		Name:                     name,
+		Model:                    m,
+		SystemPrompt:             getStr(ac, "system_prompt", defaultSystemPrompt),
+		Toolkit:                  tk,
+		InterruptionMessage:      getStr(ac, "interruption_message", ""),
+		InterruptionReturnsError: getBool(ac, "interruption_raise_cancelled_error", false),
+		Stamp:                    src,
+		// The period after which a tool that has not produced its next
+		// chunk counts as awaiting (see await).
+		Preemption: preemption,
+		Logger:     slog.New(slog.DiscardHandler),
+	}
+	// stop_on_reject has no effect in the reference either, and the
+	// "context" settings (compression) are not implemented: both are
+	// accepted and ignored, as is injection.context_buffer_ratio.
 	if n, ok := getNum(ac, "max_iters"); ok {
-		react.MaxIters = int(n)
+		cfg.MaxIters = int(n)
 	}
 	if n, ok := getNum(ac, "structured_output_grace_iters"); ok {
-		react.StructuredOutputGraceIters = int(n)
+		cfg.StructuredOutputGraceIters = int(n)
 	}
-	react.StopOnReject = getBool(ac, "stop_on_reject", false)
-	react.InterruptionMessage = getStr(ac, "interruption_message", react.InterruptionMessage)
-	react.InterruptionReturnsError = getBool(ac, "interruption_raise_cancelled_error", false)
-
-	inj := agent.DefaultInjectionConfig()
-	inj.InjectRuntimeState = getBool(ac, "inject_runtime_state", false)
+	rs := &cfg.RuntimeState
+	rs.Disabled = !getBool(ac, "inject_runtime_state", false)
 	if io := getObj(ac, "injection"); io != nil {
-		inj.Timezone = getStr(io, "timezone", inj.Timezone)
-		inj.TimeFormat = getStr(io, "time_format", inj.TimeFormat)
+		rs.Timezone = getStr(io, "timezone", "")
+		rs.TimeFormat = getStr(io, "time_format", "")
 		if n, ok := getNum(io, "time_interval"); ok {
-			inj.TimeInterval = n
+			// Hours in the reference; 0 there means "always due".
+			rs.TimeInterval = time.Duration(n * float64(time.Hour))
+			if rs.TimeInterval == 0 {
+				rs.TimeInterval = -1
+			}
 		}
-		if n, ok := getNum(io, "context_buffer_ratio"); ok {
-			inj.ContextBufferRatio = n
-		}
-		inj.Template = getStr(io, "template", inj.Template)
-		inj.Source = getStr(io, "injection_source", inj.Source)
-		inj.EmitHintEvent = getBool(io, "emit_hint_event", inj.EmitHintEvent)
+		rs.Template = getStr(io, "template", "")
+		rs.Source = getStr(io, "injection_source", "")
+		rs.NoHintEvent = !getBool(io, "emit_hint_event", true)
 		if names := getArr(io, "task_tool_names"); names != nil {
-			inj.TaskToolNames = nil
+			rs.TaskToolNames = []string{}
 			for _, n := range names {
 				if s, ok := n.(string); ok {
-					inj.TaskToolNames = append(inj.TaskToolNames, s)
+					rs.TaskToolNames = append(rs.TaskToolNames, s)
 				}
 			}
 		}
 		if ef := getObj(io, "extra_fields"); ef != nil {
 			for _, k := range ef.Keys {
-				inj.ExtraFields = append(inj.ExtraFields, agent.Field{Key: k, Value: pyStr(ef.Vals[k])})
+				rs.ExtraFields = append(rs.ExtraFields, agent.Field{Key: k, Value: pyStr(ef.Vals[k])})
 			}
 		}
 	}
-	cc := agent.DefaultContextConfig()
-	if co := getObj(ac, "context"); co != nil {
-		if n, ok := getNum(co, "trigger_ratio"); ok {
-			cc.TriggerRatio = n
-		}
-		if n, ok := getNum(co, "reserve_ratio"); ok {
-			cc.ReserveRatio = n
-		}
-		if n, ok := getNum(co, "tool_result_limit"); ok {
-			cc.ToolResultLimit = int(n)
-		}
-		if n, ok := getNum(co, "max_image_num"); ok {
-			cc.MaxImageNum = int(n)
-		}
-	}
 
-	var mws []any
 	for i, mv := range getArr(spec, "middlewares") {
 		mo, ok := mv.(*ojson.Object)
 		if !ok {
@@ -143,25 +138,14 @@ func build(spec *ojson.Object, src stamp.Source) (*harness, error) {
 		switch kind := getStr(mo, "kind", ""); kind {
 		case "swallow_reply_end":
 			n, _ := getNum(mo, "count")
-			mws = append(mws, &swallowReplyEnd{count: int(n)})
+			s := &swallowReplyEnd{count: int(n)}
+			cfg.Middleware = append(cfg.Middleware, agent.Middleware{Name: kind, Reply: s.onReply})
 		default:
 			return nil, specErr(fmt.Sprintf("middlewares[%d]", i), "unknown middleware kind %q", kind)
 		}
 	}
 
-	a, err := agent.New(name, m,
-		agent.WithSystemPrompt(getStr(ac, "system_prompt", defaultSystemPrompt)),
-		agent.WithToolkit(tk),
-		agent.WithReAct(react),
-		agent.WithInjection(inj),
-		agent.WithContextConfig(cc),
-		agent.WithMiddleware(mws...),
-		agent.WithStamp(src),
-		// The harness tools all wait through coop, so preemption only
-		// matters for pathological hosts; keep it out of the way.
-		agent.WithPreemption(5*time.Second),
-		agent.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-	)
+	a, err := agent.New(cfg)
 	if err != nil {
 		return nil, &SpecError{Where: "agent", Err: err}
 	}
@@ -184,23 +168,14 @@ func build(spec *ojson.Object, src stamp.Source) (*harness, error) {
 	return &harness{agent: a, model: m, name: name}, nil
 }
 
-// pyStr is Python's str() of a JSON value, for injected extra fields.
-func pyStr(v any) string {
-	switch t := v.(type) {
-	case string:
-		return t
-	case bool:
-		if t {
-			return "True"
-		}
-		return "False"
-	case nil:
-		return "None"
-	case json.Number:
-		return pyDumps(t, false)
-	}
-	return pyDumps(v, false)
+// pyDumps is the reference's json.dumps(v, sort_keys=sortKeys), written by
+// the engine's own json.dumps writer so that the two cannot differ.
+func pyDumps(v any, sortKeys bool) string {
+	return pyjson.Dumps(pyjson.FromAny(v), pyjson.DumpOptions{EnsureASCII: true, SortKeys: sortKeys})
 }
+
+// pyStr is Python's str() of a JSON value, for injected extra fields.
+func pyStr(v any) string { return pyjson.Str(pyjson.FromAny(v)) }
 
 // scriptedTool builds one tool of the harness (§ "Scripted tools").
 func scriptedTool(to *ojson.Object) (tool.Tool, error) {
@@ -287,7 +262,7 @@ func behavior(name, kind string, beh *ojson.Object) (tool.CallFunc, error) {
 		text := getStr(beh, "text", "slept")
 		return func(ctx context.Context, _ map[string]any) iter.Seq2[tool.Chunk, error] {
 			return func(yield func(tool.Chunk, error) bool) {
-				if err := coop.Sleep(ctx, d); err != nil {
+				if err := await(ctx, d); err != nil {
 					yield(tool.Chunk{}, err)
 					return
 				}
@@ -332,14 +307,14 @@ func behavior(name, kind string, beh *ojson.Object) (tool.CallFunc, error) {
 				emitted := false
 				for _, s := range steps {
 					if s.isP {
-						if err := coop.Sleep(ctx, s.pause); err != nil {
+						if err := await(ctx, s.pause); err != nil {
 							yield(tool.Chunk{}, err)
 							return
 						}
 						continue
 					}
 					if emitted && between {
-						if err := coop.Sleep(ctx, 0); err != nil {
+						if err := await(ctx, 0); err != nil { // asyncio.sleep(0)
 							yield(tool.Chunk{}, err)
 							return
 						}
@@ -357,6 +332,34 @@ func behavior(name, kind string, beh *ojson.Object) (tool.CallFunc, error) {
 	return nil, specErr("tools."+name, "unknown behavior %q", kind)
 }
 
+// preemption is the harness agents' preemption period: a tool of a
+// concurrent batch that has not produced its next chunk (or returned)
+// after this long counts as awaiting, and its siblings run.
+const preemption = 20 * time.Millisecond
+
+// minAwait is the shortest wait the harness's tools make for an await of
+// the reference's tools. The engine sees a plain Go tool await only by its
+// silence, which must clearly outlast the preemption period; so an
+// asyncio.sleep(0) or a short sleep is played as a wait of minAwait.
+const minAwait = 5 * preemption
+
+// await plays a reference tool's `await asyncio.sleep(d)` in plain Go: a
+// wait of at least minAwait that ends early, with ctx's error, when ctx is
+// done (a cancellation already pending is reported at once).
+func await(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t := time.NewTimer(max(d, minAwait))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // toolFailure is the error a scripted "error" tool raises.
 type toolFailure struct{ msg string }
 
@@ -367,7 +370,7 @@ type swallowReplyEnd struct {
 	count, dropped int
 }
 
-func (s *swallowReplyEnd) OnReply(ctx context.Context, _ *agent.Agent, in agent.ReplyInput, next agent.ReplyHandler) iter.Seq2[agent.Item, error] {
+func (s *swallowReplyEnd) onReply(ctx context.Context, _ *agent.Agent, in agent.ReplyInput, next agent.ReplyHandler) iter.Seq2[agent.Item, error] {
 	return func(yield func(agent.Item, error) bool) {
 		for it, err := range next(ctx, in) {
 			if err == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 
 	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/block"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentscope-go/agentscope/internal/ojson"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/stamp"
+	"github.com/agentscope-go/agentscope/state"
 )
 
 // record replays one golden scenario and returns the document the engine
@@ -52,7 +54,11 @@ func record(golden *ojson.Object) (*ojson.Object, error) {
 		steps = []any{}
 	}
 	doc.Set("steps", steps)
-	doc.Set("final_context", contextJSON(h))
+	st, err := h.agent.State()
+	if err != nil {
+		return nil, err
+	}
+	doc.Set("final_context", contextJSON(st))
 	doc.Set("folded_replies", fold(h, events, src))
 	doc.Set("unused_model_turns", json.Number(fmt.Sprint(h.model.Remaining())))
 	return doc, nil
@@ -61,7 +67,11 @@ func record(golden *ojson.Object) (*ojson.Object, error) {
 // runStep feeds one input and records what happened.
 func runStep(h *harness, index int, in *ojson.Object, schemas *ojson.Object, src stamp.Source, calls *int) (*ojson.Object, []event.Event, error) {
 	where := fmt.Sprintf("inputs[%d]", index)
-	input, inputJSON, err := buildInput(h, in, src, where)
+	before, err := h.agent.State()
+	if err != nil {
+		return nil, nil, err
+	}
+	input, inputJSON, err := buildInput(before, in, src, where)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -87,7 +97,7 @@ func runStep(h *harness, index int, in *ojson.Object, schemas *ojson.Object, src
 	var runErr error
 	seen, requested := 0, false
 	itemsBefore := 0
-	for e, err := range h.agent.Stream(ctx, input, opts...) {
+	for e, err := range input.stream(ctx, h.agent, opts...) {
 		if err != nil {
 			runErr = err
 			break
@@ -131,7 +141,10 @@ func runStep(h *harness, index int, in *ojson.Object, schemas *ojson.Object, src
 	if mcalls == nil {
 		mcalls = []any{}
 	}
-	st := h.agent.State()
+	st, err := h.agent.State()
+	if err != nil {
+		return nil, nil, err
+	}
 	state := obj(
 		"reply_context", mustParse(st.Reply.AppendJSON(nil)),
 		"permission_context", mustParse(st.Permission.AppendJSON(nil)),
@@ -145,7 +158,7 @@ func runStep(h *harness, index int, in *ojson.Object, schemas *ojson.Object, src
 	step.Set("stream", stream)
 	step.Set("outcome", outcome)
 	step.Set("model_calls", mcalls)
-	step.Set("context", contextJSON(h))
+	step.Set("context", contextJSON(st))
 	step.Set("state", state)
 	return step, events, nil
 }
@@ -173,21 +186,40 @@ func errorName(err error) (string, string) {
 	return "RuntimeError", err.Error()
 }
 
-func contextJSON(h *harness) []any {
+func contextJSON(st *state.AgentState) []any {
 	out := []any{}
-	for _, m := range h.agent.State().Context {
+	for _, m := range st.Context {
 		out = append(out, mustParse(m.AppendJSON(nil)))
 	}
 	return out
 }
 
+// stepInput is one scenario input, for the agent entry point it calls.
+type stepInput struct {
+	msgs      []*message.Msg
+	confirm   *event.UserConfirmResult
+	external  *event.ExternalExecutionResult
+	interrupt bool
+}
+
+func (in stepInput) stream(ctx context.Context, a *agent.Agent, opts ...agent.ReplyOption) iter.Seq2[event.Event, error] {
+	switch {
+	case in.confirm != nil:
+		return a.Confirm(ctx, in.confirm, opts...)
+	case in.external != nil:
+		return a.DeliverExternal(ctx, in.external, opts...)
+	case in.interrupt:
+		return a.Interrupt(ctx, opts...)
+	}
+	return a.Stream(ctx, in.msgs, opts...)
+}
+
 // buildInput turns a scenario input into the agent's input and its JSON.
-func buildInput(h *harness, in *ojson.Object, src stamp.Source, where string) (any, any, error) {
-	st := h.agent.State()
+func buildInput(st *state.AgentState, in *ojson.Object, src stamp.Source, where string) (stepInput, any, error) {
 	switch kind := getStr(in, "kind", ""); kind {
 	case "user":
 		m := message.UserText("user", getStr(in, "text", ""), message.WithStamp(src))
-		return m, mustParse(m.AppendJSON(nil)), nil
+		return stepInput{msgs: []*message.Msg{m}}, mustParse(m.AppendJSON(nil)), nil
 	case "user_list":
 		var msgs []*message.Msg
 		js := []any{}
@@ -197,22 +229,24 @@ func buildInput(h *harness, in *ojson.Object, src stamp.Source, where string) (a
 			msgs = append(msgs, m)
 			js = append(js, mustParse(m.AppendJSON(nil)))
 		}
-		return msgs, js, nil
+		return stepInput{msgs: msgs}, js, nil
 	case "none":
-		return nil, nil, nil
+		return stepInput{}, nil, nil
 	case "interrupt":
+		// The agent never reads the event's fields; it is built for the
+		// record only.
 		e := &event.UserInterrupt{ReplyID: st.Reply.ReplyID}
 		event.Stamp(e, src)
-		return e, mustParse(event.Marshal(e)), nil
+		return stepInput{interrupt: true}, mustParse(event.Marshal(e)), nil
 	case "confirm":
 		e := &event.UserConfirmResult{ReplyID: st.Reply.ReplyID}
 		for i, rv := range getArr(in, "results") {
 			ro, ok := rv.(*ojson.Object)
 			if !ok {
-				return nil, nil, specErr(where, "results[%d]: expected an object", i)
+				return stepInput{}, nil, specErr(where, "results[%d]: expected an object", i)
 			}
 			id := getStr(ro, "tool_call_id", "")
-			call := findCall(h, id)
+			call := findCall(st, id)
 			name, input := getStr(ro, "edited_name", ""), ""
 			var rules []block.PermissionRule
 			if call != nil {
@@ -227,7 +261,7 @@ func buildInput(h *harness, in *ojson.Object, src stamp.Source, where string) (a
 			switch rv, _ := ro.Get("rules"); r := rv.(type) {
 			case string:
 				if r != "suggested" {
-					return nil, nil, specErr(where, "results[%d]: unknown rules %q", i, r)
+					return stepInput{}, nil, specErr(where, "results[%d]: unknown rules %q", i, r)
 				}
 				rules = []block.PermissionRule{}
 				if call != nil {
@@ -238,7 +272,7 @@ func buildInput(h *harness, in *ojson.Object, src stamp.Source, where string) (a
 				for j, x := range r {
 					var pr block.PermissionRule
 					if err := pr.UnmarshalJSON(toJSON(x)); err != nil {
-						return nil, nil, specErr(where, "results[%d].rules[%d]: %v", i, j, err)
+						return stepInput{}, nil, specErr(where, "results[%d].rules[%d]: %v", i, j, err)
 					}
 					rules = append(rules, pr)
 				}
@@ -248,17 +282,17 @@ func buildInput(h *harness, in *ojson.Object, src stamp.Source, where string) (a
 			e.ConfirmResults = append(e.ConfirmResults, event.ConfirmResult{Confirmed: getBool(ro, "approve", false), ToolCall: tc, Rules: rules})
 		}
 		event.Stamp(e, src)
-		return e, mustParse(event.Marshal(e)), nil
+		return stepInput{confirm: e}, mustParse(event.Marshal(e)), nil
 	case "external_result":
 		e := &event.ExternalExecutionResult{ReplyID: st.Reply.ReplyID}
 		for i, rv := range getArr(in, "results") {
 			ro, ok := rv.(*ojson.Object)
 			if !ok {
-				return nil, nil, specErr(where, "results[%d]: expected an object", i)
+				return stepInput{}, nil, specErr(where, "results[%d]: expected an object", i)
 			}
 			id := getStr(ro, "tool_call_id", "")
 			name := ""
-			if call := findCall(h, id); call != nil {
+			if call := findCall(st, id); call != nil {
 				name = call.Name
 			}
 			res := &block.ToolResult{ID: id, Name: name, State: block.ToolResultState(getStr(ro, "state", string(block.ResultSuccess)))}
@@ -282,7 +316,7 @@ func buildInput(h *harness, in *ojson.Object, src stamp.Source, where string) (a
 						}
 						continue
 					}
-					return nil, nil, specErr(where, "results[%d].output[%d]: expected {text} or {data}", i, j)
+					return stepInput{}, nil, specErr(where, "results[%d].output[%d]: expected {text} or {data}", i, j)
 				}
 				res.Output = block.BlocksBody(bs...)
 			default:
@@ -298,15 +332,15 @@ func buildInput(h *harness, in *ojson.Object, src stamp.Source, where string) (a
 			e.ExecutionResults = append(e.ExecutionResults, res)
 		}
 		event.Stamp(e, src)
-		return e, mustParse(event.Marshal(e)), nil
+		return stepInput{external: e}, mustParse(event.Marshal(e)), nil
 	default:
-		return nil, nil, specErr(where, "unknown input kind %q", kind)
+		return stepInput{}, nil, specErr(where, "unknown input kind %q", kind)
 	}
 }
 
 // findCall finds a tool call by id in the context, newest message first.
-func findCall(h *harness, id string) *block.ToolCall {
-	ctx := h.agent.State().Context
+func findCall(st *state.AgentState, id string) *block.ToolCall {
+	ctx := st.Context
 	for i := len(ctx) - 1; i >= 0; i-- {
 		if c, ok := ctx[i].Find(block.KindToolCall, id).(*block.ToolCall); ok {
 			return c

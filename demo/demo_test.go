@@ -46,7 +46,7 @@ func newAgent(t *testing.T, opts ...demo.Option) *agent.Agent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := agent.New("Friday", demo.New(opts...), agent.WithToolkit(tk))
+	a, err := agent.New(agent.Config{Name: "Friday", Model: demo.New(opts...), Toolkit: tk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func reply(t *testing.T, a *agent.Agent, prompt string) ([]event.Event, *agent.R
 	t.Helper()
 	var res agent.Result
 	var evs []event.Event
-	for ev, err := range a.Stream(context.Background(), message.UserText("user", prompt), agent.WithResult(&res)) {
+	for ev, err := range a.Stream(context.Background(), []*message.Msg{message.UserText("user", prompt)}, agent.WithResult(&res)) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,8 +146,8 @@ func TestTimeAndSmallTalk(t *testing.T) {
 	if text, _ := res.Msg.TextContent(""); !strings.Contains(text, `You said: "hello"`) {
 		t.Fatalf("answer %q", text)
 	}
-	if len(a.State().Context) != 4 {
-		t.Fatalf("context has %d messages, want 4", len(a.State().Context))
+	if st, err := a.State(); err != nil || len(st.Context) != 4 {
+		t.Fatalf("state: %v; want 4 messages in the context", err)
 	}
 }
 
@@ -157,7 +157,7 @@ func TestCancelWhileStreaming(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var last event.Event
-	for ev, err := range a.Stream(ctx, message.UserText("user", "hello")) {
+	for ev, err := range a.Stream(ctx, []*message.Msg{message.UserText("user", "hello")}) {
 		if err != nil {
 			t.Fatal(err)
 		}

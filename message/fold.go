@@ -31,8 +31,8 @@ var (
 type FoldError struct {
 	Event event.Type
 	ID    string // the block or tool-call id(s) concerned, if any
-	Err   error  // one of the Err* values above
-	Cause error  // the underlying error, if any
+	Err   error  // one of the Err* values above, or block.ErrIllegalTransition
+	Cause error  // the underlying error, if any (a *block.TransitionError for an illegal move)
 }
 
 func (e *FoldError) Error() string {
@@ -66,9 +66,13 @@ func (e *FoldError) Unwrap() []error {
 // Events that only announce (REPLY_START, MODEL_CALL_START, EXCEED_MAX_ITERS,
 // USER_INTERRUPT) change nothing. A *FoldError is returned, with the message
 // unchanged, for an event of another reply, a CUSTOM event, a delta or end for
-// a missing block, or an undecodable data delta. For REQUIRE_USER_CONFIRM,
-// USER_CONFIRM_RESULT and REQUIRE_EXTERNAL_EXECUTION the calls that exist are
-// updated and the missing ones are reported in one error.
+// a missing block, or an undecodable data delta. Tool calls change state by
+// block.ToolCall.Replay: a move the state machine does not allow for a
+// replay (a finished call asked again) is reported as an error wrapping
+// block.ErrIllegalTransition, with that call unchanged. For
+// REQUIRE_USER_CONFIRM, USER_CONFIRM_RESULT and REQUIRE_EXTERNAL_EXECUTION
+// the calls that exist and move legally are updated; the missing ones and
+// the illegal moves are reported in one error.
 func (m *Msg) AppendEvent(e event.Event) error {
 	rid, ok := event.ReplyIDOf(e)
 	if !ok {
@@ -216,38 +220,48 @@ func (m *Msg) AppendEvent(e event.Event) error {
 		if err != nil {
 			return err
 		}
+		// The call first: a refused move leaves the whole message unchanged.
+		if c, ok := m.Find(block.KindToolCall, e.ToolCallID).(*block.ToolCall); ok {
+			if err := c.Replay(block.CallFinished); err != nil {
+				return illegalMove(e, err)
+			}
+		}
 		r.State = e.State
 		r.Metadata = maps.Clone(e.Metadata)
 		r.FinishedAt = block.Some(e.CreatedAt)
-		if c, ok := m.Find(block.KindToolCall, e.ToolCallID).(*block.ToolCall); ok {
-			c.State = block.CallFinished
-		}
 
 	case *event.RequireUserConfirm:
-		return m.eachCall(e, e.ToolCalls, func(c, from *block.ToolCall) {
-			c.State = block.CallAsking
+		return m.eachCall(e, e.ToolCalls, func(c, from *block.ToolCall) error {
+			if err := c.Replay(block.CallAsking); err != nil {
+				return err
+			}
 			c.SuggestedRules = append([]block.PermissionRule{}, from.SuggestedRules...)
+			return nil
 		})
 	case *event.RequireExternalExecution:
-		return m.eachCall(e, e.ToolCalls, func(c, _ *block.ToolCall) { c.State = block.CallSubmitted })
+		return m.eachCall(e, e.ToolCalls, func(c, _ *block.ToolCall) error { return c.Replay(block.CallSubmitted) })
 	case *event.UserConfirmResult:
 		calls := make([]*block.ToolCall, len(e.ConfirmResults))
 		for i, r := range e.ConfirmResults {
 			calls[i] = r.ToolCall
 		}
-		return m.eachCall(e, calls, func(c, from *block.ToolCall) {
+		return m.eachCall(e, calls, func(c, from *block.ToolCall) error {
 			// Stale answers (the call is no longer asking) are ignored.
 			if c.State != block.CallAsking {
-				return
+				return nil
 			}
 			for _, r := range e.ConfirmResults {
 				if r.ToolCall == from {
-					c.State = block.CallFinished
+					to := block.CallFinished
 					if r.Confirmed {
-						c.State = block.CallAllowed
+						to = block.CallAllowed
+					}
+					if err := c.Replay(to); err != nil {
+						return err
 					}
 				}
 			}
+			return nil
 		})
 	case *event.ExternalExecutionResult:
 		for _, r := range e.ExecutionResults {
@@ -278,8 +292,11 @@ func listOutput(r *block.ToolResult, ev *event.Base) {
 
 func (m *Msg) add(b block.Block) { m.Content = append(m.Content, b) }
 
-func (m *Msg) eachCall(e event.Event, calls []*block.ToolCall, apply func(c, from *block.ToolCall)) error {
+// eachCall applies an event to each call it names; apply's errors are
+// refused moves, which leave that call unchanged.
+func (m *Msg) eachCall(e event.Event, calls []*block.ToolCall, apply func(c, from *block.ToolCall) error) error {
 	var missing []string
+	var refused []error
 	for _, from := range calls {
 		if from == nil {
 			continue
@@ -289,12 +306,31 @@ func (m *Msg) eachCall(e event.Event, calls []*block.ToolCall, apply func(c, fro
 			missing = append(missing, from.ID)
 			continue
 		}
-		apply(c, from)
+		if err := apply(c, from); err != nil {
+			refused = append(refused, err)
+		}
+	}
+	var illegal error
+	if refused != nil {
+		illegal = illegalMove(e, refused...)
 	}
 	if missing != nil {
-		return &FoldError{Event: e.Type(), ID: strings.Join(missing, ", "), Err: ErrBlockNotFound}
+		// Both kinds: one *FoldError still, the refused moves its cause.
+		return &FoldError{Event: e.Type(), ID: strings.Join(missing, ", "), Err: ErrBlockNotFound, Cause: illegal}
 	}
-	return nil
+	return illegal
+}
+
+// illegalMove reports calls the state machine refused to move.
+func illegalMove(e event.Event, refused ...error) error {
+	ids := make([]string, 0, len(refused))
+	for _, err := range refused {
+		var te *block.TransitionError
+		if errors.As(err, &te) {
+			ids = append(ids, te.ID)
+		}
+	}
+	return &FoldError{Event: e.Type(), ID: strings.Join(ids, ", "), Err: block.ErrIllegalTransition, Cause: errors.Join(refused...)}
 }
 
 func findAs[T block.Block](m *Msg, e event.Event, k block.Kind, id string) (T, error) {

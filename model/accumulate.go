@@ -145,6 +145,16 @@ func (a *Accumulator) newBlock(p *Part) block.Block {
 	}
 }
 
+// ToolCall returns the tool call accumulated under id so far (shared, not
+// copied), or nil.
+func (a *Accumulator) ToolCall(id string) *block.ToolCall {
+	if i, ok := a.index[partKey{PartToolCall, id}]; ok {
+		c, _ := a.content[i].(*block.ToolCall)
+		return c
+	}
+	return nil
+}
+
 // Content returns the accumulated blocks (shared, not copied).
 func (a *Accumulator) Content() []block.Block { return a.content }
 

@@ -9,11 +9,13 @@
 // ([Engine.AddRule]). A [Batch] keeps one concurrent tool batch from asking
 // the user twice for what one accepted rule would cover.
 //
-// Tools plug in by implementing [Subject]. The embeddable [Defaults] gives a
-// generic function tool's policy (its own check always asks, only
-// tool-level rules match, one tool-level suggestion); a tool with a richer
-// policy — a shell tool matching command prefixes, a file tool matching path
-// globs and auto-allowing edits inside [Context.InWorkingDirectory] —
-// overrides the methods it needs and returns a BypassImmune ASK for safety
-// concerns that no allow rule may silence.
+// Tools plug in through [Subject]: a name and a [Policy]. A tool without a
+// policy of its own is judged by [Defaults], a generic function tool's
+// policy (its own check always asks, only tool-level rules match, one
+// tool-level suggestion); a tool with a richer policy — a shell tool
+// matching command prefixes, a file tool matching path globs and
+// auto-allowing edits inside [Context.InWorkingDirectory] — implements
+// [Policy] (embedding Defaults and overriding the methods it needs) and
+// returns a BypassImmune ASK for safety concerns that no allow rule may
+// silence.
 package permission

@@ -4,15 +4,14 @@ import (
 	"context"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 )
 
-// Subject is the permission-facing side of a tool: what the engine needs to
-// judge one invocation. Tools implement it (usually by embedding [Defaults]
-// and overriding what their policy needs); input is the tool's parsed JSON
-// arguments and must not be modified.
-type Subject interface {
-	// Name is the tool name rules are keyed by.
-	Name() string
+// Policy is a tool's own permission behaviour: what the engine asks a tool
+// about one invocation. It is optional for tools: a tool that does not
+// implement it is judged by [Defaults], the reference's generic-tool policy.
+// input is the tool's parsed JSON arguments and must not be modified.
+type Policy interface {
 	// ReadOnly reports whether this invocation only reads; read-only
 	// invocations are allowed after deny/ask rules in every mode.
 	ReadOnly(input map[string]any) bool
@@ -29,10 +28,18 @@ type Subject interface {
 	SuggestRules(input map[string]any) []block.PermissionRule
 }
 
+// Subject is one tool as the engine judges it: the name its rules are
+// keyed by, and its policy. [Defaults] is the Subject of a generic tool;
+// package tool's PermissionSubject gives any tool's.
+type Subject interface {
+	Name() string
+	Policy
+}
+
 // Defaults gives a generic tool the reference's base behaviour: never
 // read-only unless IsReadOnly, the tool's own check always a non-safety ASK,
 // rules with content never match, and one tool-level allow suggestion.
-// Embed it and override methods for a richer policy.
+// Embed it and override the methods a richer policy needs.
 type Defaults struct {
 	ToolName   string
 	IsReadOnly bool
@@ -46,7 +53,7 @@ func (d Defaults) ReadOnly(map[string]any) bool { return d.IsReadOnly }
 
 // FunctionToolMessage is the message of the reference function tools' own
 // (non-safety) ASK.
-const FunctionToolMessage = "Custom function tools must be explicitly allowed by the user."
+const FunctionToolMessage = pycompat.FunctionToolMessage
 
 // CheckPermissions returns a non-safety ASK with [FunctionToolMessage], like
 // the reference's function tools; the engine then lets allow rules and the

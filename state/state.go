@@ -2,11 +2,11 @@ package state
 
 import (
 	"encoding/json"
-	"maps"
 	"slices"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/ojson"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -160,16 +160,6 @@ func (s *AgentState) AppendContext(src stamp.Source, name string, blocks ...bloc
 	return m
 }
 
-// hasResult reports whether m holds a tool result for id.
-func hasResult(m *message.Msg, id string) bool {
-	for _, b := range m.Content {
-		if r, ok := b.(*block.ToolResult); ok && r.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
 // AwaitingToolCalls returns the calls of the tail message (an assistant
 // message by name, any reply) that wait for a human (asking) or for an
 // external executor (submitted, without a result yet), in content order.
@@ -178,22 +168,7 @@ func (s *AgentState) AwaitingToolCalls(name string) []*block.ToolCall {
 	if m == nil {
 		return nil
 	}
-	var out []*block.ToolCall
-	for _, b := range m.Content {
-		c, ok := b.(*block.ToolCall)
-		if !ok {
-			continue
-		}
-		switch c.State {
-		case block.CallAsking:
-			out = append(out, c)
-		case block.CallSubmitted:
-			if !hasResult(m, c.ID) {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
+	return block.AwaitingCalls(m.Content)
 }
 
 // HasAwaitingToolCalls reports whether AwaitingToolCalls is non-empty.
@@ -208,31 +183,13 @@ func (s *AgentState) UnfinishedToolCalls(name string) []*block.ToolCall {
 	if m == nil {
 		return nil
 	}
-	return unfinished(m)
-}
-
-func unfinished(m *message.Msg) []*block.ToolCall {
-	var out []*block.ToolCall
-	for _, b := range m.Content {
-		if c, ok := b.(*block.ToolCall); ok && !hasResult(m, c.ID) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return block.UnfinishedCalls(m.Content)
 }
 
 // HasUnfinishedToolCalls reports whether UnfinishedToolCalls is non-empty.
 func (s *AgentState) HasUnfinishedToolCalls(name string) bool {
 	m := s.ReplyMsg(name)
-	if m == nil {
-		return false
-	}
-	for _, b := range m.Content {
-		if c, ok := b.(*block.ToolCall); ok && !hasResult(m, c.ID) {
-			return true
-		}
-	}
-	return false
+	return m != nil && block.HasUnfinishedCalls(m.Content)
 }
 
 // Clone returns a deep copy.
@@ -244,7 +201,7 @@ func (s *AgentState) Clone() *AgentState {
 		c.Context[i] = m.Clone()
 	}
 	c.Reply.StructuredSchema = slices.Clone(s.Reply.StructuredSchema)
-	c.Reply.StructuredOutput = cloneMap(s.Reply.StructuredOutput)
+	c.Reply.StructuredOutput = ojson.CloneMap(s.Reply.StructuredOutput)
 	c.Permission = s.Permission.Clone()
 	c.Tools.ReadFileCache = make([]json.RawMessage, len(s.Tools.ReadFileCache))
 	for i, e := range s.Tools.ReadFileCache {
@@ -253,38 +210,11 @@ func (s *AgentState) Clone() *AgentState {
 	c.Tools.ActivatedGroups = slices.Clone(s.Tools.ActivatedGroups)
 	c.Tasks.Tasks = make([]Task, len(s.Tasks.Tasks))
 	for i, t := range s.Tasks.Tasks {
-		t.Metadata = cloneMap(t.Metadata)
+		t.Metadata = ojson.CloneMap(t.Metadata)
 		t.Blocks = slices.Clone(t.Blocks)
 		t.BlockedBy = slices.Clone(t.BlockedBy)
 		c.Tasks.Tasks[i] = t
 	}
-	c.Middle = cloneMap(s.Middle)
+	c.Middle = ojson.CloneMap(s.Middle)
 	return &c
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	// A JSON round trip is the simplest faithful deep copy of JSON-like
-	// values (json.Number kept).
-	out := maps.Clone(m)
-	for k, v := range out {
-		out[k] = cloneAny(v)
-	}
-	return out
-}
-
-func cloneAny(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		return cloneMap(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = cloneAny(e)
-		}
-		return out
-	}
-	return v
 }

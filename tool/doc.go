@@ -18,7 +18,8 @@
 //
 //  1. [Toolkit.Prepare] resolves the tool among the activated groups, parses
 //     the raw argument text and validates it against the input schema;
-//  2. the agent checks permissions ([Tool] embeds permission.Subject);
+//  2. the agent checks permissions (of [PermissionSubject]: the tool's own
+//     permission.Policy, or the generic-tool defaults);
 //  3. [Runner.Run] executes the tool and streams its chunks; a [Response]
 //     folds the chunks into the final result ([Runner.Collect] does both).
 //

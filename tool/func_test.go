@@ -196,14 +196,15 @@ func TestFuncDefaultsAndOptions(t *testing.T) {
 		t.Errorf("New flags %+v", fl)
 	}
 	// The reference's generic-tool permission policy.
-	d := f.CheckPermissions(context.Background(), nil, nil)
+	fp := tool.PermissionSubject(f)
+	d := fp.CheckPermissions(context.Background(), nil, nil)
 	if d.Behavior != block.Ask || d.BypassImmune {
 		t.Errorf("default check %+v", d)
 	}
-	if f.ReadOnly(nil) || f.MatchRule("x", nil) || !f.MatchRule("", nil) {
+	if fp.ReadOnly(nil) || fp.MatchRule("x", nil) || !fp.MatchRule("", nil) {
 		t.Error("default read-only/match")
 	}
-	if rs := f.SuggestRules(nil); len(rs) != 1 || rs[0].ToolName != "f" || rs[0].RuleContent.Valid || rs[0].Behavior != block.Allow || rs[0].Source != "suggested" {
+	if rs := fp.SuggestRules(nil); len(rs) != 1 || rs[0].ToolName != "f" || rs[0].RuleContent.Valid || rs[0].Behavior != block.Allow || rs[0].Source != "suggested" {
 		t.Errorf("suggestions %+v", rs)
 	}
 	custom := must(t)(tool.Func("c", "d", func(context.Context, struct{}) (string, error) { return "", nil },
@@ -217,9 +218,10 @@ func TestFuncDefaultsAndOptions(t *testing.T) {
 	if fl := custom.Flags(); fl.ConcurrencySafe || !fl.ReadOnly || !fl.StateInjected {
 		t.Errorf("custom flags %+v", fl)
 	}
-	if custom.CheckPermissions(context.Background(), nil, nil).Behavior != block.Deny ||
-		!custom.ReadOnly(map[string]any{"ro": true}) || custom.ReadOnly(nil) ||
-		!custom.MatchRule("ls", map[string]any{"cmd": "ls"}) || custom.SuggestRules(nil) != nil {
+	cp := tool.PermissionSubject(custom)
+	if cp.CheckPermissions(context.Background(), nil, nil).Behavior != block.Deny ||
+		!cp.ReadOnly(map[string]any{"ro": true}) || cp.ReadOnly(nil) ||
+		!cp.MatchRule("ls", map[string]any{"cmd": "ls"}) || cp.SuggestRules(nil) != nil {
 		t.Error("custom hooks not used")
 	}
 }

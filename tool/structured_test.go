@@ -30,7 +30,7 @@ func TestStructuredOutputStoresFilledOutput(t *testing.T) {
 	if fl := so.Flags(); !fl.ConcurrencySafe || !fl.ReadOnly || !fl.StateInjected || fl.External {
 		t.Fatalf("flags %+v", fl)
 	}
-	if d := so.CheckPermissions(context.Background(), nil, nil); d.Behavior != block.Allow {
+	if d := tool.PermissionSubject(so).CheckPermissions(context.Background(), nil, nil); d.Behavior != block.Allow {
 		t.Fatalf("permission %+v", d)
 	}
 	if want := `{"properties":{"city":{"type":"string"},"unit":{"default":"celsius","type":"string"}},"required":["city"],"type":"object"}`; string(so.InputSchema()) != want {

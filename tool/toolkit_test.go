@@ -208,7 +208,7 @@ func TestResetToolsErrors(t *testing.T) {
 	if err == nil || err.Error() != "Input validation failed for tool 'reset_tools': 'yes' is not of type 'boolean'" {
 		t.Errorf("prepare: %v", err)
 	}
-	d := meta.CheckPermissions(context.Background(), nil, nil)
+	d := tool.PermissionSubject(meta).CheckPermissions(context.Background(), nil, nil)
 	if d.Behavior != block.Allow {
 		t.Errorf("reset_tools permission %v", d.Behavior)
 	}

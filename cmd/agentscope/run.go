@@ -23,7 +23,7 @@ import (
 func init() {
 	register("run", command{
 		Summary: "send one prompt to a model through the agent loop and print the reply as it streams",
-		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout D] [-v] PROMPT (or the prompt on stdin)",
+		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout DURATION] [-v] PROMPT (or the prompt on stdin)",
 		Run:     runRun,
 	})
 }
@@ -169,11 +169,11 @@ type replySetup struct {
 // reply starts one agent reply to a user prompt. It is the command's only
 // use of the agent API.
 func reply(ctx context.Context, s replySetup, prompt string) (iter.Seq2[event.Event, error], error) {
-	a, err := agent.New(s.name, s.model, agent.WithSystemPrompt(s.system), agent.WithLogger(s.logger), agent.WithToolkit(s.tools))
+	a, err := agent.New(agent.Config{Name: s.name, Model: s.model, SystemPrompt: s.system, Toolkit: s.tools, Logger: s.logger})
 	if err != nil {
 		return nil, err
 	}
-	return a.Stream(ctx, message.UserText("user", prompt)), nil
+	return a.Stream(ctx, []*message.Msg{message.UserText("user", prompt)}), nil
 }
 
 // replyPrinter writes a reply's events: the text deltas as plain text, or

@@ -46,7 +46,7 @@ func TestMockLLMAgentToolCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := agent.New("Friday", m, agent.WithToolkit(tk), agent.WithSystemPrompt("You answer weather questions."))
+	a, err := agent.New(agent.Config{Name: "Friday", Model: m, Toolkit: tk, SystemPrompt: "You answer weather questions."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestMockLLMAgentToolCall(t *testing.T) {
 	var types []string
 	var calls []*event.ToolCallStart
 	var end *event.ReplyEnd
-	for ev, err := range a.Stream(t.Context(), message.UserText("user", "What is the "+mockllm.WeatherPhrase+" in Paris?"), agent.WithResult(&res)) {
+	for ev, err := range a.Stream(t.Context(), []*message.Msg{message.UserText("user", "What is the "+mockllm.WeatherPhrase+" in Paris?")}, agent.WithResult(&res)) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +87,11 @@ func TestMockLLMAgentToolCall(t *testing.T) {
 		t.Errorf("final text %q, want %q", text, want)
 	}
 	var results []*block.ToolResult
-	for _, b := range a.State().Context[len(a.State().Context)-1].Content {
+	st, err := a.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range st.Context[len(st.Context)-1].Content {
 		if r, ok := b.(*block.ToolResult); ok {
 			results = append(results, r)
 		}

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentscope-go/agentscope/agent/coop"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 )
@@ -361,9 +360,29 @@ func (s *cstep) fail(ctx context.Context) error {
 		return s.err
 	}
 	if s.isP {
-		return coop.Sleep(ctx, s.pause)
+		return sleep(ctx, s.pause)
 	}
 	return nil
+}
+
+// sleep waits d or until ctx is done. A cancellation already pending is
+// reported without waiting, also for d = 0: a pause is where the
+// reference's model stream would receive its CancelledError.
+func sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // String describes the model for logs.

@@ -83,8 +83,8 @@ type Request struct {
 // p.Timeouts.Idle; both are connection errors (a *TimeoutError inside).
 // A nil client is the shared one of Client.
 func Do(ctx context.Context, client *http.Client, req Request, p Policy) (*http.Response, error) {
+	client = keepCredentialsHome(Client(client, p.Timeouts)) // before the defaults: Client reads a negative Connect as none
 	p = p.withDefaults()
-	client = keepCredentialsHome(Client(client, p.Timeouts))
 	method := req.Method
 	if method == "" {
 		method = http.MethodPost

@@ -207,6 +207,9 @@ func TestDoConnectTimeout(t *testing.T) {
 	if Client(nil, to) != Client(nil, to) {
 		t.Error("models with the same connect timeout do not share a client")
 	}
+	if Client(nil, model.Timeouts{Connect: -1}) == Client(nil, model.Timeouts{}) {
+		t.Error("a negative Connect (no limit) got the default client")
+	}
 	if hc := (&http.Client{}); Client(hc, to) != hc {
 		t.Error("a caller's client was replaced")
 	}

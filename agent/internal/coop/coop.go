@@ -3,33 +3,30 @@ package coop
 import (
 	"context"
 	"errors"
-	"fmt"
 	"iter"
 	"sync"
 	"time"
 )
 
-// DefaultPreempt is how long a call may keep the turn while its tool blocks
-// without going through Sleep or Block before a sibling gets the turn.
+// DefaultPreempt is the preemption period P: how long a call's tool may
+// take to produce its next chunk (or return) before the call counts as
+// waiting and its siblings run.
 const DefaultPreempt = 20 * time.Millisecond
 
 type slotKey struct{}
 
-// ErrPanicked is wrapped by the error of a call whose worker panicked.
-var ErrPanicked = errors.New("coop: tool call worker panicked")
-
 // slot is one participant of a batch: a worker (one tool call) or the
-// consumer that drains the batch's items. A worker's slot may be used by two
-// goroutines (the worker and its tool), which is why workers wait on the
-// group's condition variable and re-check, rather than take a token.
+// consumer that drains the batch's items. A worker's slot is used by
+// several goroutines (the worker, its tool, its preemption timer), which is
+// why workers wait on the group's condition variable and re-check, rather
+// than take a token.
 type slot struct {
-	wake      chan struct{} // the consumer's grant notifications
-	waiting   bool          // in the ready queue
-	suspended bool          // its tool waits in Sleep/Block
-	inTool    bool          // its worker waits for the tool's next chunk
-	pulls     int           // how often the worker asked its tool for a chunk
-	done      bool
-	g         *group
+	wake    chan struct{} // the consumer's grant notifications
+	waiting bool          // in the ready queue
+	inTool  bool          // its worker waits for the tool's next chunk
+	pulls   int           // how often the worker asked its tool for a chunk
+	done    bool
+	g       *group
 	// ctx is a worker's context. Once it is cancelled the call keeps its
 	// turn until it finishes: its tool is about to report the interruption,
 	// and the interrupted calls must report in call order.
@@ -117,34 +114,6 @@ func (g *group) acquire(s *slot) bool {
 	}
 }
 
-// suspend marks s's tool as waiting and passes the turn on. The tool of a
-// call runs ahead of the call's worker only until it waits: a tool that
-// suspends while its worker still handles the previous chunk is held until
-// the worker asks for the next one, as an async generator would be.
-func (g *group) suspend(s *slot) {
-	g.mu.Lock()
-	for !s.inTool && !s.done && !g.closed {
-		g.cond.Wait()
-	}
-	s.suspended = true
-	if g.holder == s && s.inTool && !s.cancelled() {
-		g.next()
-	}
-	g.mu.Unlock()
-}
-
-// resume ends a suspension: s gets back in line for the turn.
-func (g *group) resume(s *slot) {
-	g.mu.Lock()
-	s.suspended = false
-	if s.done {
-		g.mu.Unlock()
-		return
-	}
-	g.mu.Unlock()
-	g.acquire(s)
-}
-
 func (g *group) close() {
 	g.mu.Lock()
 	g.closed = true
@@ -159,10 +128,11 @@ func (g *group) close() {
 
 // Lockstep makes a tool's chunk stream advance only as fast as the call's
 // worker consumes it: after each chunk it waits until the worker asks for
-// the next one. A tool running on its own goroutine (as tool.Runner runs
-// it) would otherwise race ahead into its next wait while the worker still
-// emits the previous chunk's events, and the turn would pass too early.
-// Outside a batch it returns seq unchanged.
+// the next one, as an async generator stays paused at its yield. A tool
+// running on its own goroutine (as tool.Runner runs it) would otherwise run
+// ahead into its next segment while the worker still emits the previous
+// chunk's events. Outside a batch (ctx not from [Worker.ToolContext]) it
+// returns seq unchanged.
 func Lockstep[C any](ctx context.Context, seq iter.Seq2[C, error]) iter.Seq2[C, error] {
 	s, _ := ctx.Value(slotKey{}).(*slot)
 	if s == nil {
@@ -195,99 +165,34 @@ func Lockstep[C any](ctx context.Context, seq iter.Seq2[C, error]) iter.Seq2[C, 
 	}
 }
 
-// Sleep waits for d or until ctx is done. A cancellation already pending
-// when Sleep is called is reported without waiting (the reference's tasks
-// receive their CancelledError at their next suspension). Inside a batch,
-// the call's turn passes to its siblings while it sleeps; Sleep(ctx, 0)
-// just lets every ready sibling run first, like asyncio.sleep(0).
-func Sleep(ctx context.Context, d time.Duration) error {
-	df, _ := ctx.Value(deferKey{}).(*deferred)
-	if df != nil && df.parent.Err() != nil {
-		df.cancel() // a deferred cancellation lands here
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s, _ := ctx.Value(slotKey{}).(*slot)
-	if s != nil {
-		s.g.suspend(s)
-		defer s.g.resume(s)
-	}
-	if d > 0 {
-		var parentDone <-chan struct{}
-		if df != nil {
-			parentDone = df.parent.Done()
-		}
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-		case <-parentDone:
-			df.cancel()
-		}
-		t.Stop()
-	}
-	return ctx.Err()
-}
-
-type deferKey struct{}
-
-// deferred is a context whose cancellation waits for the next suspension.
-type deferred struct {
-	parent  context.Context
-	cancel  context.CancelFunc
-	mu      sync.Mutex
-	timer   *time.Timer
-	stopped bool
-}
-
 // DeferCancel returns a context that is not cancelled the moment parent
-// is, but at the next point where its holder waits: a Sleep or Block under
-// it, or grace after parent was cancelled for code that blocks without
-// telling. This is how the reference's cancellation behaves (it lands at
-// the next await that really suspends): a tool already running to
-// completion without waiting is not cut short. stop releases the context;
-// call it when done.
+// is, but grace later (or when stop is called). This stands in for the
+// reference's cancellation, which lands at the next await that suspends: a
+// tool already running to completion is not cut short, and one that waits
+// hears of the cancellation shortly after it was requested. stop releases
+// the context; call it when done.
 func DeferCancel(parent context.Context, grace time.Duration) (ctx context.Context, stop context.CancelFunc) {
 	c, cancel := context.WithCancel(context.WithoutCancel(parent))
-	d := &deferred{parent: parent, cancel: cancel}
+	var mu sync.Mutex
+	var timer *time.Timer
+	stopped := false
 	stopWatch := context.AfterFunc(parent, func() {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		if !d.stopped {
-			d.timer = time.AfterFunc(grace, cancel)
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			timer = time.AfterFunc(grace, cancel)
 		}
 	})
-	return context.WithValue(c, deferKey{}, d), func() {
+	return c, func() {
 		stopWatch()
-		d.mu.Lock()
-		d.stopped = true
-		if d.timer != nil {
-			d.timer.Stop()
+		mu.Lock()
+		stopped = true
+		if timer != nil {
+			timer.Stop()
 		}
-		d.mu.Unlock()
+		mu.Unlock()
 		cancel()
 	}
-}
-
-// Block marks the start of a wait the scheduler cannot see (a channel
-// receive, a network round trip) and returns the function that marks its
-// end. Inside a batch, siblings run in between; elsewhere both are no-ops.
-//
-//	done := coop.Block(ctx)
-//	v := <-ch
-//	done()
-func Block(ctx context.Context) (done func()) {
-	if df, _ := ctx.Value(deferKey{}).(*deferred); df != nil && df.parent.Err() != nil {
-		df.cancel()
-	}
-	s, _ := ctx.Value(slotKey{}).(*slot)
-	if s == nil {
-		return func() {}
-	}
-	s.g.suspend(s)
-	var once sync.Once
-	return func() { once.Do(func() { s.g.resume(s) }) }
 }
 
 // Batch runs the calls of one concurrent batch and merges the items they
@@ -315,11 +220,15 @@ type Worker[T any] struct {
 	ctx     context.Context
 	toolCtx context.Context
 	cancel  context.CancelFunc
+	// timer preempts the current tool wait, which began at entered; one
+	// timer per call, re-armed for each wait.
+	timer   *time.Timer
+	entered time.Time
 }
 
-// New returns a batch whose calls run under ctx; preempt is how long a tool
-// may block unannounced before the turn moves on (0 means DefaultPreempt).
-// The creating goroutine holds the turn until it calls Drain.
+// New returns a batch whose calls run under ctx; preempt is the preemption
+// period P (0 means DefaultPreempt). The creating goroutine holds the turn
+// until it calls Drain.
 func New[T any](ctx context.Context, preempt time.Duration) *Batch[T] {
 	if preempt <= 0 {
 		preempt = DefaultPreempt
@@ -335,7 +244,8 @@ func New[T any](ctx context.Context, preempt time.Duration) *Batch[T] {
 // Go starts one call. fn runs on its own goroutine once the call's turn
 // comes (calls start in the order Go was called), with a context that is
 // cancelled when the batch is interrupted. fn emits items with w.Emit and
-// brackets waiting for its tool with w.EnterTool / w.LeaveTool.
+// brackets waiting for its tool with w.EnterTool / w.LeaveTool. fn must not
+// panic (the agent recovers its workers' panics into errors).
 func (b *Batch[T]) Go(fn func(ctx context.Context, w *Worker[T]) error) {
 	w := &Worker[T]{b: b}
 	w.s = slot{g: &b.g}
@@ -357,7 +267,7 @@ func (w *Worker[T]) run(fn func(ctx context.Context, w *Worker[T]) error) {
 	defer w.b.wg.Done()
 	var err error
 	if w.b.g.acquire(&w.s) {
-		err = w.call(fn)
+		err = fn(w.ctx, w)
 	}
 	g := &w.b.g
 	g.mu.Lock()
@@ -366,6 +276,9 @@ func (w *Worker[T]) run(fn func(ctx context.Context, w *Worker[T]) error) {
 	}
 	w.s.done = true
 	w.b.running--
+	if w.timer != nil {
+		w.timer.Stop()
+	}
 	if w.b.running == 0 && w.b.idle {
 		w.b.idle = false
 		g.wantFor(&w.b.consumer)
@@ -378,19 +291,9 @@ func (w *Worker[T]) run(fn func(ctx context.Context, w *Worker[T]) error) {
 	w.cancel()
 }
 
-func (w *Worker[T]) call(fn func(ctx context.Context, w *Worker[T]) error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %v", ErrPanicked, r)
-		}
-	}()
-	return fn(w.ctx, w)
-}
-
-// ToolContext returns the context to run the call's tool with: Sleep and
-// Block under it pass the call's turn to its siblings. The worker's own
-// code (permission checks, middleware) runs under the context fn received,
-// where they are plain waits.
+// ToolContext returns the context to run the call's tool with (it lets
+// [Lockstep] find the call). The worker's own code (permission checks,
+// middleware) runs under the context fn received.
 func (w *Worker[T]) ToolContext() context.Context { return w.toolCtx }
 
 // Emit appends an item to the batch's stream. The caller must hold the turn
@@ -408,18 +311,35 @@ func (w *Worker[T]) Emit(item T) {
 	g.mu.Unlock()
 }
 
-// EnterTool marks that the worker now waits for its tool's next chunk:
-// from here on, a tool that waits (Sleep, Block) or blocks for longer than
-// the preemption period lets its siblings run.
+// EnterTool marks that the worker now waits for its tool's next chunk (or
+// its return). If that takes longer than the preemption period, the call
+// counts as waiting and the turn passes to the next ready call.
 func (w *Worker[T]) EnterTool() {
 	g := &w.b.g
 	g.mu.Lock()
 	w.s.inTool = true
 	w.s.pulls++
-	if w.s.suspended && g.holder == &w.s && !w.s.cancelled() {
-		g.next()
+	if g.holder == &w.s && !w.s.cancelled() {
+		w.entered = time.Now()
+		if w.timer == nil {
+			w.timer = time.AfterFunc(w.b.preempt, w.preempt)
+		} else {
+			w.timer.Reset(w.b.preempt)
+		}
 	}
 	g.cond.Broadcast()
+	g.mu.Unlock()
+}
+
+// preempt passes the turn on if the worker has been waiting for its tool
+// for the whole period (a run for an earlier wait, which Stop came too
+// late to prevent, finds a wait that began less than a period ago).
+func (w *Worker[T]) preempt() {
+	g := &w.b.g
+	g.mu.Lock()
+	if g.holder == &w.s && w.s.inTool && !w.s.cancelled() && !g.closed && time.Since(w.entered) >= w.b.preempt {
+		g.next()
+	}
 	g.mu.Unlock()
 }
 
@@ -430,6 +350,9 @@ func (w *Worker[T]) LeaveTool() bool {
 	g := &w.b.g
 	g.mu.Lock()
 	w.s.inTool = false
+	if w.timer != nil {
+		w.timer.Stop()
+	}
 	g.mu.Unlock()
 	return g.acquire(&w.s)
 }
@@ -492,15 +415,14 @@ func (b *Batch[T]) Drain(yield func(T) bool) error {
 }
 
 // waitTurn blocks the consumer until it is handed the turn, reacting to the
-// parent's cancellation and preempting a tool that blocks unannounced.
+// parent's cancellation.
 func (b *Batch[T]) waitTurn() {
 	g := &b.g
-	timer := time.NewTimer(b.preempt)
-	defer timer.Stop()
 	done := b.parent.Done()
 	if b.swept {
 		done = nil
 	}
+	var tick <-chan time.Time
 	for {
 		select {
 		case <-b.consumer.wake:
@@ -523,32 +445,32 @@ func (b *Batch[T]) waitTurn() {
 				}
 			}
 			g.mu.Unlock()
-		case <-timer.C:
+			// A holder busy in the worker's own code (a permission check,
+			// a middleware) does not pass the turn: check on it.
+			t := time.NewTicker(b.preempt)
+			defer t.Stop()
+			tick = t.C
+		case <-tick:
 			g.mu.Lock()
-			if h := g.holder; h != nil && h != &b.consumer && h.inTool && !h.suspended &&
-				!h.cancelled() && time.Since(g.granted) >= b.preempt {
-				g.next()
-			} else if h != nil && h != &b.consumer && !h.inTool && !b.swept && b.parent.Err() != nil &&
+			if h := g.holder; h != nil && h != &b.consumer && !h.inTool && !b.swept &&
 				time.Since(g.granted) >= b.preempt {
-				// The holder waits in the worker's own code (a permission
-				// check, a middleware) and will not pass the turn: cancel
-				// the calls now, as the reference's cancelled gather
+				// Cancel the calls now, as the reference's cancelled gather
 				// reaches every task at its current await.
 				b.sweep()
 			}
 			g.mu.Unlock()
-			timer.Reset(b.preempt)
 		}
 	}
 }
 
-// sweep cancels every unfinished call in call order. Calls whose tools are
-// suspended are queued for the turn in that same order, so their
-// interrupted results come out deterministically. g.mu is held.
+// sweep cancels every unfinished call in call order. Calls whose tools
+// wait (they lost the turn while in their tool) are queued for the turn in
+// that same order, so their interrupted results come out
+// deterministically. g.mu is held.
 func (b *Batch[T]) sweep() {
 	b.swept = true
 	for _, w := range b.workers {
-		if !w.s.done && w.s.suspended && !w.s.waiting && b.g.holder != &w.s {
+		if !w.s.done && w.s.inTool && !w.s.waiting && b.g.holder != &w.s {
 			w.s.waiting = true
 			b.g.ready = append(b.g.ready, &w.s)
 		}

@@ -164,8 +164,10 @@ func (s *AgentState) decode(data []byte, src stamp.Source) error {
 	if src == nil {
 		src = stamp.Default
 	}
-	var f map[string]json.RawMessage
-	if err := json.Unmarshal(data, &f); err != nil {
+	// One scan of our own for the whole blob, which holds every message of
+	// the session; each message is then scanned once more by its decoder.
+	f, err := wire.Members(data)
+	if err != nil {
 		return fieldErr("(root)", err)
 	}
 	if f == nil {
@@ -183,8 +185,8 @@ func (s *AgentState) decode(data []byte, src stamp.Source) error {
 		}
 	}
 	if v, ok := f["context"]; ok {
-		var raws []json.RawMessage
-		if err := json.Unmarshal(v, &raws); err != nil || isNull(v) {
+		raws, ok := wire.SplitArray(v)
+		if !ok {
 			return fieldErr("context", errors.New("expected an array"))
 		}
 		out.Context = make([]*message.Msg, 0, len(raws))

@@ -583,6 +583,25 @@ func (d *valueDecoder) value() any {
 	}
 }
 
+// Members decodes data, one JSON object, into its raw members as
+// json.Unmarshal into a map[string]json.RawMessage does (a repeated key's
+// last value wins; JSON null gives a nil map; errors are encoding/json's),
+// in one scan of its own. The values are slices of data.
+func Members(data []byte) (map[string]json.RawMessage, error) {
+	o, err := Borrow("", data)
+	if err != nil {
+		var f map[string]json.RawMessage
+		return f, json.Unmarshal(data, &f)
+	}
+	defer o.Release()
+	f := make(map[string]json.RawMessage, len(o.fields))
+	for i := range o.fields {
+		m := &o.fields[i]
+		f[o.keyOf(m)] = o.raw(m)
+	}
+	return f, nil
+}
+
 // DecodeMap decodes an object with json.Number numbers.
 func DecodeMap(data []byte) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))

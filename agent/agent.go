@@ -319,6 +319,11 @@ func (a *Agent) start(ctx context.Context, in ReplyInput, inErr error, opts []Re
 		defer a.release()
 		a.endSeen = false
 		in.StructuredSchema = ro.schema
+		if a.mws.any() {
+			// For the hooks only (see ReplyState): without middleware the
+			// reply costs no context value.
+			ctx = context.WithValue(ctx, replyStateKey{}, a.st)
+		}
 		h := a.replyChain(func(ctx context.Context, in ReplyInput) iter.Seq2[Item, error] {
 			return func(y func(Item, error) bool) {
 				r := &run{a: a, ctx: ctx, yield: y, res: res}

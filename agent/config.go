@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/stamp"
 	"github.com/agentscope-go/agentscope/state"
@@ -88,7 +89,7 @@ type Config struct {
 
 // DefaultInterruptionMessage is the text of the message that ends an
 // interrupted reply.
-const DefaultInterruptionMessage = "I notice the interruption. How can I help you?"
+const DefaultInterruptionMessage = pycompat.InterruptionMessage
 
 // The reference defaults of Config.
 const (
@@ -110,7 +111,8 @@ type RuntimeStateConfig struct {
 	// TimeFormat is a strftime format ("": "%Y-%m-%dT%H:%M:%S").
 	TimeFormat string
 	// TimeInterval is how long an injected time stays current (0: 30
-	// minutes; negative: the time is injected before every model call).
+	// minutes; negative: none, the time is due again as soon as the clock
+	// has moved on — the reference's time_interval 0).
 	TimeInterval time.Duration
 	// Template wraps the fields; it must contain "{runtime_state}"
 	// ("": DefaultInjectionTemplate).
@@ -137,8 +139,8 @@ type Field struct {
 
 // Injection texts of the reference.
 const (
-	DefaultInjectionTemplate = "<system-reminder>Treat the following as the ground truth at this point of the conversation. Anything stated earlier is outdated, and a later reminder, if any, supersedes this one:\n{runtime_state}\n</system-reminder>"
-	DefaultInjectionSource   = `{"label": "System", "sublabel": "Runtime State"}`
+	DefaultInjectionTemplate = pycompat.InjectionTemplate
+	DefaultInjectionSource   = pycompat.InjectionSource
 )
 
 // ErrConfig is wrapped by the configuration errors New returns.

@@ -11,6 +11,7 @@ import (
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
@@ -114,6 +115,20 @@ type PermissionMiddleware func(ctx context.Context, a *Agent, in PermissionInput
 // (a pipeline, not an onion) before every model call.
 type SystemPromptMiddleware func(ctx context.Context, a *Agent, prompt string) (string, error)
 
+type replyStateKey struct{}
+
+// ReplyState returns the state of the reply running under ctx: the
+// agent's own state, not a copy, for the middleware hooks, which run inside
+// the reply (where Agent.State is ErrBusy). A hook may read it and change
+// it as the reply's own steps do — e.g. a Reply hook that swallows a
+// REPLY_END lowers Reply.CurIter to grant another round. Acting hooks of a
+// concurrent batch run beside their siblings' tools and must only read it.
+// Outside a middleware hook's reply it is nil.
+func ReplyState(ctx context.Context) *state.AgentState {
+	st, _ := ctx.Value(replyStateKey{}).(*state.AgentState)
+	return st
+}
+
 // Middleware is one middleware: a hook per step it wraps. Nil hooks are
 // skipped, so a middleware sets only the ones it needs; hooks that share
 // state are usually method values of one type:
@@ -126,7 +141,7 @@ type SystemPromptMiddleware func(ctx context.Context, a *Agent, prompt string) (
 //	})
 //
 // Hooks run inside the reply, so the *Agent they are given is busy: its
-// State is ErrBusy there.
+// State is ErrBusy there; ReplyState(ctx) is the reply's live state.
 type Middleware struct {
 	// Name labels the middleware in errors ("": its index).
 	Name         string
@@ -163,6 +178,10 @@ type middlewares struct {
 type namedPrompt struct {
 	name string
 	fn   SystemPromptMiddleware
+}
+
+func (m *middlewares) any() bool {
+	return len(m.reply)+len(m.reasoning)+len(m.modelCall)+len(m.acting)+len(m.permission)+len(m.prompt) > 0
 }
 
 func sortMiddlewares(mws []Middleware) middlewares {

@@ -316,3 +316,34 @@ func TestPermissionMiddleware(t *testing.T) {
 		t.Fatalf("confirmed call: log %s, events %s", lb.String(), r.kinds())
 	}
 }
+
+// A hook reaches the reply's live state through ReplyState: this one
+// grants another round when the rounds run out, as ErrNoProgress advises.
+func TestHookChangesReplyState(t *testing.T) {
+	granted := false
+	grant := func(ctx context.Context, _ *agent.Agent, in agent.ReplyInput, next agent.ReplyHandler) iter.Seq2[agent.Item, error] {
+		return func(yield func(agent.Item, error) bool) {
+			for it, err := range next(ctx, in) {
+				if e, ok := it.Event.(*event.ReplyEnd); ok && e.FinishedReason == event.ReplyExceedMaxIters && !granted {
+					granted = true
+					agent.ReplyState(ctx).Reply.CurIter = 0
+					continue
+				}
+				if !yield(it, err) {
+					return
+				}
+			}
+		}
+	}
+	a, m := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Thinking("hmm")), scripted.Reply(scripted.Text("done"))}, nil,
+		maxIters(1), withMW(agent.Middleware{Reply: grant}))
+	r := mustReply(t, a, user("hi"))
+	expectKinds(t, r, `REPLY_START MODEL_CALL_START THINKING_BLOCK_START THINKING_DELTA(hmm) THINKING_BLOCK_END MODEL_CALL_END EXCEED_MAX_ITERS
+		MODEL_CALL_START TEXT_BLOCK_START TEXT_DELTA(done) TEXT_BLOCK_END MODEL_CALL_END REPLY_END(completed)`)
+	if r.res.Outcome != agent.OutcomeCompleted || m.Remaining() != 0 {
+		t.Fatalf("outcome %s", r.res.Outcome)
+	}
+	if agent.ReplyState(context.Background()) != nil {
+		t.Fatal("a state outside a reply")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/agentscope-go/agentscope/agent/internal/coop"
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/ojson"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
 )
@@ -222,7 +223,7 @@ func (r *run) checkPermission(ctx context.Context, c *block.ToolCall, t tool.Too
 		}
 		return a.engine.Check(ctx, tool.PermissionSubject(in.Tool), in.Input), nil
 	})
-	return h(ctx, PermissionInput{ToolCall: c.CloneBlock().(*block.ToolCall), Tool: t, Input: cloneMap(input)})
+	return h(ctx, PermissionInput{ToolCall: c.CloneBlock().(*block.ToolCall), Tool: t, Input: ojson.CloneMap(input)})
 }
 
 // lockstepTool keeps a tool's stream in step with its batch worker (see

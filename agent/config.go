@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/stamp"
 	"github.com/agentscope-go/agentscope/state"
@@ -88,7 +89,7 @@ type Config struct {
 
 // DefaultInterruptionMessage is the text of the message that ends an
 // interrupted reply.
-const DefaultInterruptionMessage = "I notice the interruption. How can I help you?"
+const DefaultInterruptionMessage = pycompat.InterruptionMessage
 
 // The reference defaults of Config.
 const (
@@ -138,8 +139,8 @@ type Field struct {
 
 // Injection texts of the reference.
 const (
-	DefaultInjectionTemplate = "<system-reminder>Treat the following as the ground truth at this point of the conversation. Anything stated earlier is outdated, and a later reminder, if any, supersedes this one:\n{runtime_state}\n</system-reminder>"
-	DefaultInjectionSource   = `{"label": "System", "sublabel": "Runtime State"}`
+	DefaultInjectionTemplate = pycompat.InjectionTemplate
+	DefaultInjectionSource   = pycompat.InjectionSource
 )
 
 // ErrConfig is wrapped by the configuration errors New returns.

@@ -2,16 +2,16 @@ package agent
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/ojson"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
 )
 
 // DeniedText is the result the model sees for a call the user rejected.
-func DeniedText(toolName string) string {
-	return `<system-reminder>The execution of tool "` + toolName + `" is denied by user!</system-reminder>`
-}
+func DeniedText(toolName string) string { return pycompat.DeniedText(toolName) }
 
 // checkIncoming validates a resume against what the parked reply waits for
 // (§5.3) and reports whether the input continues a parked reply. Nothing is
@@ -45,7 +45,7 @@ func (a *Agent) checkIncoming(ev event.Event) (bool, error) {
 			}
 		}
 		if len(unknown) > 0 {
-			return false, resumeErr("Received UserConfirmResultEvent with tool call ids %s that are not waiting for confirmation.", pySet(unknown))
+			return false, resumeErr("Received UserConfirmResultEvent with tool call ids %s that are not waiting for confirmation.", pyjson.StrSetRepr(unknown))
 		}
 	case *event.ExternalExecutionResult:
 		if len(submitted) == 0 {
@@ -61,28 +61,10 @@ func (a *Agent) checkIncoming(ev event.Event) (bool, error) {
 			}
 		}
 		if len(unknown) > 0 {
-			return false, resumeErr("Received ExternalExecutionResultEvent with tool call ids %s that are not waiting for external execution results.", pySet(unknown))
+			return false, resumeErr("Received ExternalExecutionResultEvent with tool call ids %s that are not waiting for external execution results.", pyjson.StrSetRepr(unknown))
 		}
 	}
 	return ev != nil, nil
-}
-
-// pySet renders ids like a Python set of strings (sorted, since Python's
-// order is arbitrary).
-func pySet(ids []string) string {
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, id := range ids {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("'" + strings.ReplaceAll(id, "'", `\'`) + "'")
-	}
-	b.WriteByte('}')
-	return b.String()
 }
 
 // handleIncoming applies a checked resume event to the state and emits
@@ -143,7 +125,7 @@ func (r *run) handleIncoming(ev event.Event) error {
 			if st == "" {
 				st = block.ResultRunning // the block's default, as stored
 			}
-			if err := r.out.emit(&event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: res.ID, State: st, Base: event.Base{Metadata: cloneMap(res.Metadata)}}); err != nil {
+			if err := r.out.emit(&event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: res.ID, State: st, Base: event.Base{Metadata: ojson.CloneMap(res.Metadata)}}); err != nil {
 				return err
 			}
 		}

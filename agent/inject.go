@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/state"
 )
 
@@ -36,7 +36,7 @@ func (r *run) injectRuntimeState() error {
 	}
 	now := a.now().In(loc)
 	if r.timeDue(now) {
-		fields = append(fields, Field{"current-time", strftime(now, ic.TimeFormat)}, Field{"timezone", ic.Timezone})
+		fields = append(fields, Field{"current-time", pycompat.Strftime(now, ic.TimeFormat)}, Field{"timezone", ic.Timezone})
 	}
 	if text, ok := r.tasksDue(); ok {
 		fields = append(fields, Field{"tasks", text})
@@ -103,7 +103,7 @@ func (r *run) timeDue(now time.Time) bool {
 				loc = l
 			}
 		}
-		at, err := parseStrftime(m[1], ic.TimeFormat, loc)
+		at, err := pycompat.ParseStrftime(m[1], ic.TimeFormat, loc)
 		if err != nil {
 			continue
 		}
@@ -141,76 +141,5 @@ func (r *run) tasksDue() (string, bool) {
 			return "", false
 		}
 	}
-	return "You have " + strconv.Itoa(inProgress) + " in-progress tasks and " + strconv.Itoa(pending) +
-		" pending tasks. Use `TaskList` to view them if you don't know.", true
-}
-
-// strftime formats t with the common C directives.
-func strftime(t time.Time, format string) string {
-	var b strings.Builder
-	for i := 0; i < len(format); i++ {
-		c := format[i]
-		if c != '%' || i+1 == len(format) {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		switch format[i] {
-		case 'Y':
-			fmt.Fprintf(&b, "%04d", t.Year())
-		case 'm':
-			fmt.Fprintf(&b, "%02d", int(t.Month()))
-		case 'd':
-			fmt.Fprintf(&b, "%02d", t.Day())
-		case 'H':
-			fmt.Fprintf(&b, "%02d", t.Hour())
-		case 'M':
-			fmt.Fprintf(&b, "%02d", t.Minute())
-		case 'S':
-			fmt.Fprintf(&b, "%02d", t.Second())
-		case 'f':
-			fmt.Fprintf(&b, "%06d", t.Nanosecond()/1000)
-		case 'j':
-			fmt.Fprintf(&b, "%03d", t.YearDay())
-		case 'y':
-			fmt.Fprintf(&b, "%02d", t.Year()%100)
-		case 'I':
-			h := t.Hour() % 12
-			if h == 0 {
-				h = 12
-			}
-			fmt.Fprintf(&b, "%02d", h)
-		case 'p':
-			b.WriteString(t.Format("PM"))
-		case 'a':
-			b.WriteString(t.Format("Mon"))
-		case 'A':
-			b.WriteString(t.Format("Monday"))
-		case 'b':
-			b.WriteString(t.Format("Jan"))
-		case 'B':
-			b.WriteString(t.Format("January"))
-		case 'z':
-			b.WriteString(t.Format("-0700"))
-		case 'Z':
-			b.WriteString(t.Format("MST"))
-		case '%':
-			b.WriteByte('%')
-		default:
-			b.WriteByte('%')
-			b.WriteByte(format[i])
-		}
-	}
-	return b.String()
-}
-
-// parseStrftime parses s written with format (the directives strftime
-// writes as numbers) in loc.
-func parseStrftime(s, format string, loc *time.Location) (time.Time, error) {
-	layout := strings.NewReplacer(
-		"%Y", "2006", "%m", "01", "%d", "02", "%H", "15", "%M", "04", "%S", "05",
-		"%f", "000000", "%y", "06", "%b", "Jan", "%B", "January", "%a", "Mon", "%A", "Monday",
-		"%I", "03", "%p", "PM", "%z", "-0700", "%Z", "MST", "%%", "%",
-	).Replace(format)
-	return time.ParseInLocation(layout, s, loc)
+	return pycompat.TasksReminder(inProgress, pending), true
 }

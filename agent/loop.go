@@ -8,21 +8,22 @@ import (
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/ojson"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
-// Texts of the reference the client or the model sees.
+// Texts of the reference the client or the model sees, for callers that
+// compare against them; the definitions live with the other reference
+// texts in internal/pycompat.
 const (
-	ParkText           = "I'm waiting for your permission or the external execution to finish."
-	StructuredDoneText = "The required structured output is generated."
-	MaxItersText       = "The maximum reasoning-acting iterations are exceeded."
-	StructuredSource   = `{"label": "System", "sublabel": "Structured Output Requirement"}`
-	structuredReminder = "<system-reminder>You're required to generate structured output by calling the 'GenerateStructuredOutput' tool. "
-	structuredNormal   = "Call it when you are ready to generate the final structured output."
-	structuredForced   = "You have reached the maximum reasoning-acting iterations, so call this tool at once to generate the final structured output."
+	ParkText           = pycompat.ParkText
+	StructuredDoneText = pycompat.StructuredDoneText
+	MaxItersText       = pycompat.MaxItersText
+	StructuredSource   = pycompat.StructuredSource
 )
 
 // run is one reply in progress. Everything runs on the consumer's
@@ -273,12 +274,8 @@ func (r *run) reasonStep(act action, ls *loopState) (outcome, error) {
 }
 
 func (r *run) structuredHint(k hintKind) *block.Hint {
-	suffix := structuredNormal
-	if k == hintStructForced {
-		suffix = structuredForced
-	}
 	h := &block.Hint{
-		Hint:   block.BlocksBody(block.NewText(structuredReminder + suffix + "</system-reminder>")),
+		Hint:   block.BlocksBody(block.NewText(pycompat.StructuredReminder(k == hintStructForced))),
 		Source: block.Some(StructuredSource),
 	}
 	block.Fill(h, r.a.src)
@@ -294,7 +291,7 @@ func (r *run) exit(k exitKind, final *message.Msg) (*message.Msg, []event.Event)
 	switch k {
 	case exitStructured:
 		a.soMu.Lock()
-		out := cloneMap(st.Reply.StructuredOutput)
+		out := ojson.CloneMap(st.Reply.StructuredOutput)
 		a.soMu.Unlock()
 		r.res.Outcome = OutcomeCompleted
 		m := r.newMsg(StructuredDoneText, message.WithFinishedReason(event.ReplyCompleted), message.WithStructuredOutput(out))
@@ -430,14 +427,6 @@ func checkInputMsg(m *message.Msg) error {
 		return inputErr("Invalid message in the input: %v", err)
 	}
 	return nil
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	c := (&message.Msg{StructuredOutput: m}).Clone()
-	return c.StructuredOutput
 }
 
 func itoa(n int) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentscope-go/agentscope/internal/ojson"
 	"github.com/agentscope-go/agentscope/internal/wire"
 	"github.com/agentscope-go/agentscope/stamp"
 )
@@ -242,7 +243,7 @@ func (b *ToolResult) fill(src stamp.Source) {
 func (b *ToolResult) CloneBlock() Block {
 	c := *b
 	c.Output = b.Output.Clone()
-	c.Metadata = cloneMap(b.Metadata)
+	c.Metadata = ojson.CloneMap(b.Metadata)
 	return &c
 }
 
@@ -435,31 +436,4 @@ func (b *Hint) decodeObject(o *wire.Object) error {
 		b.FinishedAt = Some(b.CreatedAt)
 	}
 	return nil
-}
-
-// cloneMap deep-copies a JSON-like map (nested maps and slices included),
-// so a cloned block shares nothing mutable with the original.
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = cloneValue(v)
-	}
-	return out
-}
-
-func cloneValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		return cloneMap(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = cloneValue(e)
-		}
-		return out
-	}
-	return v
 }

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"encoding/json"
-	"math"
 	"os"
 	"strings"
 	"testing"
@@ -174,32 +173,6 @@ func TestNormalizeLevels(t *testing.T) {
 	n2 := normalize(doc, 2, nil)
 	if got := string(toJSON(n2)); got != `{"steps":[{"stream":["<id:1>","<id:2>"],"context":["<id:2>","<ts> and <ts>"]}],"final_context":["<id:1>"]}` {
 		t.Fatalf("level 2: %s", got)
-	}
-}
-
-func TestPyDumps(t *testing.T) {
-	v, err := parseOrdered([]byte(`{"b": [1, 2.5, 1e-05, 1e16, 1234567.5, true, null], "a": "é😀\"\\\n\u007f/<>", "c": {"z": 1, "y": 2.0}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"a": "\u00e9\ud83d\ude00\"\\\n\u007f/<>", "b": [1, 2.5, 1e-05, 1e+16, 1234567.5, true, null], "c": {"y": 2.0, "z": 1}}`
-	if got := pyDumps(v, true); got != want {
-		t.Fatalf("sorted:\n got %s\nwant %s", got, want)
-	}
-	if got := pyDumps(v, false); !strings.HasPrefix(got, `{"b": [1, 2.5`) {
-		t.Fatalf("insertion order lost: %s", got)
-	}
-	// Floats decoded by the tool layer: integral values are integers.
-	if got := pyDumps(map[string]any{"n": 3.0, "f": 0.1, "big": 1e20}, true); got != `{"big": 1e+20, "f": 0.1, "n": 3}` {
-		t.Fatalf("floats: %s", got)
-	}
-	for f, want := range map[float64]string{
-		0.0001: "0.0001", 123456789012345.0: "123456789012345.0", 1e15 + 0.5: "1000000000000000.5",
-		-2.5e-7: "-2.5e-07", math.Inf(1): "Infinity", 100: "100.0",
-	} {
-		if got := pyFloat(f); got != want {
-			t.Errorf("pyFloat(%v) = %s, want %s", f, got, want)
-		}
 	}
 }
 

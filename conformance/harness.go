@@ -12,6 +12,7 @@ import (
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/internal/ojson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -167,23 +168,14 @@ func build(spec *ojson.Object, src stamp.Source) (*harness, error) {
 	return &harness{agent: a, model: m, name: name}, nil
 }
 
-// pyStr is Python's str() of a JSON value, for injected extra fields.
-func pyStr(v any) string {
-	switch t := v.(type) {
-	case string:
-		return t
-	case bool:
-		if t {
-			return "True"
-		}
-		return "False"
-	case nil:
-		return "None"
-	case json.Number:
-		return pyDumps(t, false)
-	}
-	return pyDumps(v, false)
+// pyDumps is the reference's json.dumps(v, sort_keys=sortKeys), written by
+// the engine's own json.dumps writer so that the two cannot differ.
+func pyDumps(v any, sortKeys bool) string {
+	return pyjson.Dumps(pyjson.FromAny(v), pyjson.DumpOptions{EnsureASCII: true, SortKeys: sortKeys})
 }
+
+// pyStr is Python's str() of a JSON value, for injected extra fields.
+func pyStr(v any) string { return pyjson.Str(pyjson.FromAny(v)) }
 
 // scriptedTool builds one tool of the harness (§ "Scripted tools").
 func scriptedTool(to *ojson.Object) (tool.Tool, error) {

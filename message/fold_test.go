@@ -350,3 +350,30 @@ func TestFoldEmptyResultData(t *testing.T) {
 		t.Fatalf("\n got %s\nwant %s", got, want)
 	}
 }
+
+// Text between two fragments of one tool call: the reference closes the
+// call and re-opens it with a second TOOL_CALL_START repeating the name.
+// append_event appends a block on every START and finds blocks first-wins,
+// so the later fragments land in the first block and the second stays an
+// empty pending call (core-spec §2.4).
+func TestFoldReopenedToolCall(t *testing.T) {
+	m := newReply(t)
+	apply(t, m, evs(t,
+		`TOOL_CALL_START {"tool_call_id":"c","tool_call_name":"Bash"}`,
+		`TOOL_CALL_DELTA {"tool_call_id":"c","delta":"{\"a\":"}`,
+		`TOOL_CALL_END {"tool_call_id":"c"}`,
+		`TEXT_BLOCK_START {"block_id":"t"}`,
+		`TEXT_BLOCK_DELTA {"block_id":"t","delta":"between"}`,
+		`TEXT_BLOCK_END {"block_id":"t"}`,
+		`TOOL_CALL_START {"tool_call_id":"c","tool_call_name":"Bash"}`,
+		`TOOL_CALL_DELTA {"tool_call_id":"c","delta":"1}"}`,
+		`TOOL_CALL_END {"tool_call_id":"c"}`,
+	))
+	want := `[` +
+		`{"type":"tool_call","id":"c","name":"Bash","input":"{\"a\":1}","state":"pending","suggested_rules":[],"created_at":"T0","finished_at":"T8"},` +
+		`{"type":"text","text":"between","id":"t","created_at":"T3","finished_at":"T5"},` +
+		`{"type":"tool_call","id":"c","name":"Bash","input":"","state":"pending","suggested_rules":[],"created_at":"T6","finished_at":null}]`
+	if got := contentJSON(m); got != want {
+		t.Fatalf("\n got %s\nwant %s", got, want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/ojson"
 	"github.com/agentscope-go/agentscope/stamp"
 )
 
@@ -314,8 +315,8 @@ func (m *Msg) Find(k block.Kind, id string) block.Block {
 func (m *Msg) Clone() *Msg {
 	c := &Msg{
 		Name: m.Name, Content: block.CloneList(m.Content), Role: m.Role, ID: m.ID,
-		Metadata: cloneAnyMap(m.Metadata), CreatedAt: m.CreatedAt, FinishedAt: m.FinishedAt,
-		FinishedReason: m.FinishedReason, StructuredOutput: cloneAnyMap(m.StructuredOutput),
+		Metadata: ojson.CloneMap(m.Metadata), CreatedAt: m.CreatedAt, FinishedAt: m.FinishedAt,
+		FinishedReason: m.FinishedReason, StructuredOutput: ojson.CloneMap(m.StructuredOutput),
 	}
 	if c.Content == nil {
 		c.Content = []block.Block{}
@@ -329,29 +330,4 @@ func (m *Msg) Clone() *Msg {
 		c.Error = &e
 	}
 	return c
-}
-
-func cloneAnyMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = cloneAny(v)
-	}
-	return out
-}
-
-func cloneAny(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		return cloneAnyMap(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = cloneAny(e)
-		}
-		return out
-	}
-	return v
 }

@@ -23,8 +23,14 @@ type replyStream struct {
 	events []event.Event
 	text   map[string]string // text and thinking block id → joined deltas
 	input  map[string]string // tool-call id → joined argument fragments
-	starts map[string]int    // tool-call id → TOOL_CALL_STARTs (re-opened calls have several)
 	data   map[string][]byte // data block id → joined raw bytes
+	// calls counts the tool_call blocks of each call id: a call re-opened
+	// by a second TOOL_CALL_START gets a second, empty block (append_event
+	// appends on every START, and deltas go to the first block of an id).
+	calls map[string]int
+	names map[string]string // tool-call id → tool name
+	// results maps a tool-result data block id to its base64 text or URL.
+	results map[string]string
 }
 
 type streamGen struct {
@@ -70,7 +76,8 @@ func drawReply(t *rapid.T) *replyStream {
 	g := &streamGen{
 		t:   t,
 		src: stamp.NewSequence(time.Date(2026, 8, 22, 9, 14, 4, 0, time.Local)),
-		s:   &replyStream{text: map[string]string{}, input: map[string]string{}, starts: map[string]int{}, data: map[string][]byte{}},
+		s: &replyStream{text: map[string]string{}, input: map[string]string{}, data: map[string][]byte{},
+			calls: map[string]int{}, names: map[string]string{}, results: map[string]string{}},
 	}
 	g.emit(&event.ReplyStart{SessionID: "s", ReplyID: "r", Name: "Friday"})
 	for range rapid.IntRange(1, 3).Draw(t, "model calls") {
@@ -149,19 +156,32 @@ func (g *streamGen) block(calls *[]*block.ToolCall) []event.Event {
 	case 3:
 		callID := "call_" + id
 		name := rapid.SampledFrom([]string{"Bash", "Read", "external"}).Draw(t, "tool")
-		// Other blocks' events interleave with these: a call whose
-		// fragments another block came between is closed and re-opened
-		// with a second START repeating its name (§3.4).
-		for range rapid.IntRange(1, 2).Draw(t, "opened") {
-			g.s.starts[callID]++
-			seq = append(seq, &event.ToolCallStart{ReplyID: "r", ToolCallID: callID, ToolCallName: name})
-			for range n {
-				d := g.str("input")
-				g.s.input[callID] += d
-				seq = append(seq, &event.ToolCallDelta{ReplyID: "r", ToolCallID: callID, Delta: d})
-			}
-			seq = append(seq, &event.ToolCallEnd{ReplyID: "r", ToolCallID: callID})
+		seq = append(seq, &event.ToolCallStart{ReplyID: "r", ToolCallID: callID, ToolCallName: name})
+		g.s.calls[callID], g.s.names[callID] = 1, name
+		// Text may arrive between two fragments of the call: the reference
+		// closes the call, streams the text, and re-opens the call with a
+		// second TOOL_CALL_START that repeats the tool's name.
+		reopen := -1
+		if n > 0 && rapid.Bool().Draw(t, "text inside the call") {
+			reopen = rapid.IntRange(0, n-1).Draw(t, "reopen before")
 		}
+		for i := range n {
+			if i == reopen {
+				tid := g.id("b")
+				txt := g.str("text in call")
+				g.s.text[tid] = txt
+				g.s.calls[callID]++
+				seq = append(seq, &event.ToolCallEnd{ReplyID: "r", ToolCallID: callID},
+					&event.TextBlockStart{ReplyID: "r", BlockID: tid},
+					&event.TextBlockDelta{ReplyID: "r", BlockID: tid, Delta: txt},
+					&event.TextBlockEnd{ReplyID: "r", BlockID: tid},
+					&event.ToolCallStart{ReplyID: "r", ToolCallID: callID, ToolCallName: name})
+			}
+			d := g.str("input")
+			g.s.input[callID] += d
+			seq = append(seq, &event.ToolCallDelta{ReplyID: "r", ToolCallID: callID, Delta: d})
+		}
+		seq = append(seq, &event.ToolCallEnd{ReplyID: "r", ToolCallID: callID})
 		*calls = append(*calls, &block.ToolCall{ID: callID, Name: name})
 	}
 	return seq
@@ -222,11 +242,13 @@ func (g *streamGen) resultDeltas(c *block.ToolCall) {
 		case 0:
 			g.emit(&event.ToolResultTextDelta{ReplyID: "r", ToolCallID: c.ID, Delta: g.str("result text")})
 		case 1:
-			g.emit(&event.ToolResultDataDelta{ReplyID: "r", ToolCallID: c.ID, BlockID: g.id("d"), MediaType: "image/png",
-				Data: block.Some(base64.StdEncoding.EncodeToString(g.raw("result data", 0)))}) // "" included
+			id, data := g.id("d"), base64.StdEncoding.EncodeToString(g.raw("result data", 0)) // "" included
+			g.s.results[id] = data
+			g.emit(&event.ToolResultDataDelta{ReplyID: "r", ToolCallID: c.ID, BlockID: id, MediaType: "image/png", Data: block.Some(data)})
 		case 2:
-			g.emit(&event.ToolResultDataDelta{ReplyID: "r", ToolCallID: c.ID, BlockID: g.id("d"), MediaType: "image/png",
-				URL: block.Some("https://example.com/" + g.id("u") + ".png")})
+			id, u := g.id("d"), "https://example.com/"+g.id("u")+".png"
+			g.s.results[id] = u
+			g.emit(&event.ToolResultDataDelta{ReplyID: "r", ToolCallID: c.ID, BlockID: id, MediaType: "image/png", URL: block.Some(u)})
 		}
 	}
 	st := rapid.SampledFrom([]block.ToolResultState{block.ResultSuccess, block.ResultError, block.ResultInterrupted, block.ResultDenied}).Draw(t, "state")
@@ -309,22 +331,44 @@ func checkModel(t *rapid.T, s *replyStream, m *message.Msg) {
 			t.Fatalf("tool call %s: want input %q, have %v", id, want, c)
 		}
 	}
-	// Every START appends a block; fragments and ENDs go to the first block
-	// of the id, so a re-opened call's later blocks keep its name, no input.
-	for id, n := range s.starts {
-		var same []*block.ToolCall
-		for _, b := range m.Content {
-			if c, ok := b.(*block.ToolCall); ok && c.ID == id {
-				same = append(same, c)
+	for id, n := range s.calls {
+		var got []*block.ToolCall
+		for _, c := range message.BlocksOf[*block.ToolCall](m) {
+			if c.ID == id {
+				got = append(got, c)
 			}
 		}
-		if len(same) != n {
-			t.Fatalf("tool call %s: %d blocks for %d STARTs", id, len(same), n)
+		if len(got) != n {
+			t.Fatalf("tool call %s: %d blocks, want %d", id, len(got), n)
 		}
-		for _, c := range same[1:] {
-			if c.Name != same[0].Name || c.Input != "" || !bytes.Contains(c.AppendJSON(nil), []byte(`"finished_at":null`)) {
-				t.Fatalf("tool call %s re-opened as %+v", id, c)
+		for _, c := range got[1:] {
+			if c.Name != s.names[id] || c.Input != "" || c.State != block.CallPending {
+				t.Fatalf("tool call %s re-opened: want an empty pending %s block, have %+v", id, s.names[id], c)
 			}
+		}
+	}
+	outputs := map[string]*block.Data{}
+	for _, r := range message.BlocksOf[*block.ToolResult](m) {
+		for _, b := range r.Output.Blocks {
+			if d, ok := b.(*block.Data); ok {
+				outputs[d.ID] = d
+			}
+		}
+	}
+	for id, want := range s.results {
+		d := outputs[id]
+		if d == nil {
+			t.Fatalf("tool result data %s missing", id)
+		}
+		var got string
+		switch src := d.Source.(type) {
+		case *block.Base64:
+			got = src.Data()
+		case *block.URL:
+			got = src.URL
+		}
+		if d == nil || got != want {
+			t.Fatalf("tool result data %s: got %q, want %q", id, got, want)
 		}
 	}
 	for id, want := range s.data {
@@ -437,17 +481,51 @@ func TestPropertyEventJSON(t *testing.T) {
 // that never produces some event type or never splits anything.
 func TestGeneratorCoverage(t *testing.T) {
 	seen := map[event.Type]int{}
+	cases := map[string]int{}
 	splits := 0
 	rapid.Check(t, func(t *rapid.T) {
 		s := drawReply(t)
+		started := map[string]bool{}
 		for _, e := range s.events {
 			seen[e.Type()]++
+			switch e := e.(type) {
+			case *event.DataBlockDelta:
+				if e.Data == "" {
+					cases["empty DATA_BLOCK_DELTA"]++
+				}
+			case *event.ToolResultDataDelta:
+				if e.Data == block.Some("") {
+					cases["empty TOOL_RESULT_DATA_DELTA"]++
+				}
+			case *event.RequireUserConfirm:
+				for _, c := range e.ToolCalls {
+					for _, r := range c.SuggestedRules {
+						cases[fmt.Sprintf("rule_content valid=%v empty=%v", r.RuleContent.Valid, r.RuleContent.String == "")]++
+					}
+				}
+			case *event.HintBlock:
+				cases[fmt.Sprintf("hint source valid=%v empty=%v", e.Source.Valid, e.Source.String == "")]++
+			case *event.ToolCallStart:
+				if started[e.ToolCallID] {
+					cases["re-opened tool call"]++
+				}
+				started[e.ToolCallID] = true
+			}
 		}
 		_, n := splitDeltas(t, s.events)
 		splits += n
 	})
 	if splits == 0 {
 		t.Error("no delta was ever split")
+	}
+	for _, c := range []string{
+		"empty DATA_BLOCK_DELTA", "empty TOOL_RESULT_DATA_DELTA", "re-opened tool call",
+		"rule_content valid=false empty=true", "rule_content valid=true empty=true", "rule_content valid=true empty=false",
+		"hint source valid=false empty=true", "hint source valid=true empty=true", "hint source valid=true empty=false",
+	} {
+		if cases[c] == 0 {
+			t.Errorf("the generator never produced: %s", c)
+		}
 	}
 	for _, typ := range event.Types {
 		switch typ {

@@ -253,20 +253,9 @@ func appendRuleMap(dst []byte, name string, m map[string][]block.PermissionRule,
 		}
 		dst = wire.AppendString(dst, k)
 		dst = append(dst, ':')
-		dst = appendRules(dst, m[k])
+		dst = block.AppendRules(dst, m[k])
 	}
 	return append(dst, '}')
-}
-
-func appendRules(dst []byte, rs []block.PermissionRule) []byte {
-	dst = append(dst, '[')
-	for i, r := range rs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = r.AppendJSON(dst)
-	}
-	return append(dst, ']')
 }
 
 // MarshalJSON returns the reference JSON of c.

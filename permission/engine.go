@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 )
 
 // Engine evaluates invocations against a Context and learns rules. It holds
@@ -110,7 +111,7 @@ func (e *Engine) AppendJSON(dst []byte) []byte {
 // directly on the Context, fails closed with DENY.
 func (e *Engine) Check(ctx context.Context, s Subject, input map[string]any) Decision {
 	if s == nil {
-		return Decision{Behavior: block.Deny, Message: "Permission denied: no tool to check", Reason: "No tool"}
+		return Decision{Behavior: block.Deny, Message: pycompat.PermissionNoTool, Reason: pycompat.ReasonNoTool}
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -121,16 +122,16 @@ func evaluate(ctx context.Context, pc *Context, s Subject, input map[string]any)
 	name := s.Name()
 	mode := effectiveMode(pc.Mode)
 	if _, err := ParseMode(string(mode)); err != nil {
-		return Decision{Behavior: block.Deny, Message: "Unknown permission mode: " + string(mode), Reason: err.Error()}
+		return Decision{Behavior: block.Deny, Message: pycompat.PermissionUnknownMode(string(mode)), Reason: err.Error()}
 	}
 
 	if r, ok := firstMatch(pc.DenyRules[name], s, input); ok {
-		return Decision{Behavior: block.Deny, Message: "Permission to use " + name + " has been denied", Reason: ruleReason(r)}
+		return Decision{Behavior: block.Deny, Message: pycompat.PermissionRuleDenied(name), Reason: ruleReason(r)}
 	}
 	if r, ok := firstMatch(pc.AskRules[name], s, input); ok {
 		d := Decision{
 			Behavior:       block.Ask,
-			Message:        "Permission required for " + name,
+			Message:        pycompat.PermissionRequired(name),
 			Reason:         ruleReason(r),
 			SuggestedRules: s.SuggestRules(input),
 		}
@@ -142,8 +143,8 @@ func evaluate(ctx context.Context, pc *Context, s Subject, input map[string]any)
 	if s.ReadOnly(input) {
 		return Decision{
 			Behavior: block.Allow,
-			Message:  "Permission granted for " + name + " (read-only invocation)",
-			Reason:   "Read-only operations are auto-allowed",
+			Message:  pycompat.PermissionReadOnly(name),
+			Reason:   pycompat.ReasonReadOnly,
 		}
 	}
 	if mode == ModeExplore {
@@ -151,8 +152,8 @@ func evaluate(ctx context.Context, pc *Context, s Subject, input map[string]any)
 		// check nor allow rules may grant a modification.
 		return Decision{
 			Behavior: block.Deny,
-			Message:  "Permission denied for " + name + " (explore mode is read-only)",
-			Reason:   "Explore mode does not allow modifications",
+			Message:  pycompat.PermissionExploreDenied(name),
+			Reason:   pycompat.ReasonExplore,
 		}
 	}
 
@@ -170,28 +171,28 @@ func evaluate(ctx context.Context, pc *Context, s Subject, input map[string]any)
 	}
 
 	if _, ok := firstMatch(pc.AllowRules[name], s, input); ok {
-		return Decision{Behavior: block.Allow, Message: "Permission granted for " + name, UpdatedInput: input}
+		return Decision{Behavior: block.Allow, Message: pycompat.PermissionGranted(name), UpdatedInput: input}
 	}
 
 	switch mode {
 	case ModeBypass:
 		return Decision{
 			Behavior: block.Allow,
-			Message:  "Permission granted for " + name + " (bypass mode)",
-			Reason:   "Bypass mode allows all operations",
+			Message:  pycompat.PermissionBypass(name),
+			Reason:   pycompat.ReasonBypass,
 		}
 	case ModeDontAsk:
 		return Decision{
 			Behavior: block.Deny,
-			Message:  "Permission denied for " + name + " (dont_ask mode - user not available)",
-			Reason:   "User is not available to answer permission prompts",
+			Message:  pycompat.PermissionDontAskDenied(name),
+			Reason:   pycompat.ReasonDontAsk,
 		}
 	}
 	// DEFAULT and ACCEPT_EDITS: the tool's own ASK message is discarded.
 	return Decision{
 		Behavior:       block.Ask,
-		Message:        "Permission required for " + name,
-		Reason:         "Mode: " + string(mode),
+		Message:        pycompat.PermissionRequired(name),
+		Reason:         pycompat.ReasonMode(string(mode)),
 		SuggestedRules: s.SuggestRules(input),
 	}
 }
@@ -207,13 +208,8 @@ func firstMatch(rules []block.PermissionRule, s Subject, input map[string]any) (
 
 // ruleReason renders the reference's f"Rule: {rule_content}", where a null
 // content prints as Python's None.
-func ruleReason(r block.PermissionRule) string { return "Rule: " + r.RuleContent.Or("None") }
-
-func pyStr(s string) string {
-	if s == "" {
-		return "None"
-	}
-	return s
+func ruleReason(r block.PermissionRule) string {
+	return pycompat.ReasonRule(r.RuleContent.String, r.RuleContent.Valid)
 }
 
 // dontAsk converts an ASK into DONT_ASK's DENY, keeping the suggestions so
@@ -221,8 +217,8 @@ func pyStr(s string) string {
 func dontAsk(name string, ask Decision) Decision {
 	return Decision{
 		Behavior:       block.Deny,
-		Message:        "Permission denied for " + name + " (dont_ask mode - ASK converted to DENY, user not available)",
-		Reason:         "DONT_ASK mode converted ASK to DENY. Original reason: " + pyStr(ask.Reason),
+		Message:        pycompat.PermissionDontAskConverted(name),
+		Reason:         pycompat.ReasonDontAskConverted(ask.Reason),
 		SuggestedRules: ask.SuggestedRules,
 	}
 }
@@ -230,5 +226,5 @@ func dontAsk(name string, ask Decision) Decision {
 // UserConfirmed is the decision for a call the user already approved: the
 // agent skips the engine but still runs its permission middlewares on this.
 func UserConfirmed() Decision {
-	return Decision{Behavior: block.Allow, Message: "Already allowed by user confirmation."}
+	return Decision{Behavior: block.Allow, Message: pycompat.PermissionUserApproved}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 )
 
 // Policy is a tool's own permission behaviour: what the engine asks a tool
@@ -52,7 +53,7 @@ func (d Defaults) ReadOnly(map[string]any) bool { return d.IsReadOnly }
 
 // FunctionToolMessage is the message of the reference function tools' own
 // (non-safety) ASK.
-const FunctionToolMessage = "Custom function tools must be explicitly allowed by the user."
+const FunctionToolMessage = pycompat.FunctionToolMessage
 
 // CheckPermissions returns a non-safety ASK with [FunctionToolMessage], like
 // the reference's function tools; the engine then lets allow rules and the

@@ -2,11 +2,11 @@ package state
 
 import (
 	"encoding/json"
-	"maps"
 	"slices"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/ojson"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -201,7 +201,7 @@ func (s *AgentState) Clone() *AgentState {
 		c.Context[i] = m.Clone()
 	}
 	c.Reply.StructuredSchema = slices.Clone(s.Reply.StructuredSchema)
-	c.Reply.StructuredOutput = cloneMap(s.Reply.StructuredOutput)
+	c.Reply.StructuredOutput = ojson.CloneMap(s.Reply.StructuredOutput)
 	c.Permission = s.Permission.Clone()
 	c.Tools.ReadFileCache = make([]json.RawMessage, len(s.Tools.ReadFileCache))
 	for i, e := range s.Tools.ReadFileCache {
@@ -210,38 +210,11 @@ func (s *AgentState) Clone() *AgentState {
 	c.Tools.ActivatedGroups = slices.Clone(s.Tools.ActivatedGroups)
 	c.Tasks.Tasks = make([]Task, len(s.Tasks.Tasks))
 	for i, t := range s.Tasks.Tasks {
-		t.Metadata = cloneMap(t.Metadata)
+		t.Metadata = ojson.CloneMap(t.Metadata)
 		t.Blocks = slices.Clone(t.Blocks)
 		t.BlockedBy = slices.Clone(t.BlockedBy)
 		c.Tasks.Tasks[i] = t
 	}
-	c.Middle = cloneMap(s.Middle)
+	c.Middle = ojson.CloneMap(s.Middle)
 	return &c
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	// A JSON round trip is the simplest faithful deep copy of JSON-like
-	// values (json.Number kept).
-	out := maps.Clone(m)
-	for k, v := range out {
-		out[k] = cloneAny(v)
-	}
-	return out
-}
-
-func cloneAny(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		return cloneMap(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = cloneAny(e)
-		}
-		return out
-	}
-	return v
 }

@@ -7,15 +7,15 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
-	"github.com/agentscope-go/agentscope/tool/internal/pyschema"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyschema"
 )
 
 // The reference-style message renderer and the validator of record agree
 // on validity for every schema of the renderer's Python-derived cases, on
 // random instances built from those schemas' names and values.
 func TestRendererAgreesWithValidator(t *testing.T) {
-	data, err := os.ReadFile("internal/pyschema/testdata/python_cases.json")
+	data, err := os.ReadFile("../internal/pycompat/pyschema/testdata/python_cases.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,10 @@
 package tool
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/agentscope-go/agentscope/internal/pycompat"
+)
 
 // The errors below are model-facing: their Error() is exactly the text the
 // reference puts into the error tool result, so the agent can use
@@ -16,7 +20,7 @@ var ErrModelFacing = errors.New("model-facing tool error")
 type NotFoundError struct{ Name string }
 
 func (e *NotFoundError) Error() string {
-	return "ToolNotFoundError: The tool named '" + e.Name + "' doesn't exist."
+	return pycompat.ToolNotFound(e.Name)
 }
 
 func (e *NotFoundError) Is(target error) bool { return target == ErrModelFacing }
@@ -25,8 +29,7 @@ func (e *NotFoundError) Is(target error) bool { return target == ErrModelFacing 
 type GroupInactiveError struct{ Name, Group string }
 
 func (e *GroupInactiveError) Error() string {
-	return "ToolGroupInactiveError: The tool '" + e.Name + "' in group '" + e.Group +
-		"' is currently inactive. You should first activate the group by calling the 'reset_tools' tool."
+	return pycompat.ToolGroupInactive(e.Name, e.Group)
 }
 
 func (e *GroupInactiveError) Is(target error) bool { return target == ErrModelFacing }
@@ -59,7 +62,7 @@ type ValidationError struct {
 }
 
 func (e *ValidationError) Error() string {
-	return "Input validation failed for tool '" + e.Tool + "': " + e.Message
+	return pycompat.InputValidationFailed(e.Tool, e.Message)
 }
 
 func (e *ValidationError) Unwrap() error { return e.Cause }

@@ -9,7 +9,7 @@ import (
 	"reflect"
 
 	"github.com/agentscope-go/agentscope/block"
-	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
 )
 
 // Func builds a tool from a typed Go function. The input schema is

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
 )
 
 // ErrUnsupportedType is wrapped by InferSchema's error for a type JSON

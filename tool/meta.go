@@ -6,29 +6,22 @@ import (
 	"errors"
 	"iter"
 	"slices"
-	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
 	"github.com/agentscope-go/agentscope/permission"
-	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
 )
 
 // MetaToolName is the name of the meta tool that switches groups.
-const MetaToolName = "reset_tools"
+const MetaToolName = pycompat.MetaToolName
 
 // MetaToolDescription is reset_tools' description.
-const MetaToolDescription = "This tool allows you to reset your equipped tools based on your current task requirements. " +
-	"These tools are organized into different groups, and you can activate/deactivate them by specifying the boolean " +
-	"values for each group in the input.\n\n**Important: The input booleans are the final state of their corresponding " +
-	"tool groups, not incremental changes.** Any group not explicitly set to True will be deactivated, regardless of " +
-	"its previous state.\n\n**Best practice**: Actively manage your tool groups——activate only what you need for the " +
-	"current task, and promptly deactivate groups as soon as they are no longer needed to conserve context space.\n\n" +
-	"This tool will return the usage instructions for the activated tool groups, which you **MUST pay attention to " +
-	"and follow**. You can also reuse this tool to re-check the instructions."
+const MetaToolDescription = pycompat.MetaToolDescription
 
 // ErrNoGroupState is the error result of reset_tools called without an
 // agent state implementing GroupState in its context.
-var ErrNoGroupState = errors.New("Error: ResetTools requires state to be provided.")
+var ErrNoGroupState = errors.New(pycompat.MetaToolNoState)
 
 // rebuildMeta recomputes reset_tools for the current groups; the caller
 // holds the write lock (or owns tk exclusively).
@@ -75,7 +68,7 @@ func (m *metaTool) SuggestRules(map[string]any) []block.PermissionRule {
 }
 
 func (m *metaTool) CheckPermissions(context.Context, map[string]any, *permission.Context) permission.Decision {
-	return permission.Decision{Behavior: block.Allow, Message: "The meta tool is always allowed to be called."}
+	return permission.Decision{Behavior: block.Allow, Message: pycompat.MetaToolAllowed}
 }
 
 func (m *metaTool) Call(ctx context.Context, input map[string]any) iter.Seq2[Chunk, error] {
@@ -108,8 +101,7 @@ func (tk *Toolkit) ResetGroups(input map[string]any) (activated []string, text s
 	var unknown []string
 	for _, k := range keys {
 		if _, ok := input[k].(bool); !ok {
-			return nil, "", errors.New("Invalid arguments: the argument " + k +
-				" should be a bool value, but got <class '" + pyjson.FromAny(input[k]).TypeName() + "'>.")
+			return nil, "", errors.New(pycompat.MetaToolNotBool(k, pyjson.FromAny(input[k]).TypeName()))
 		}
 	}
 	tk.mu.RLock()
@@ -124,8 +116,7 @@ func (tk *Toolkit) ResetGroups(input map[string]any) (activated []string, text s
 		names = append(names, g.name)
 	}
 	if len(unknown) > 0 {
-		return nil, "", errors.New("Invalid group name(s): " + strings.Join(unknown, ", ") +
-			". Available tool groups: " + strings.Join(names, ", ") + ".")
+		return nil, "", errors.New(pycompat.MetaToolUnknownGroups(unknown, names))
 	}
 	var groups []*group
 	for _, g := range tk.groups[1:] {
@@ -140,26 +131,9 @@ func (tk *Toolkit) ResetGroups(input map[string]any) (activated []string, text s
 // renderActivation renders the reference's default meta-tool response
 // template.
 func renderActivation(groups []*group) string {
-	if len(groups) == 0 {
-		return "All tool groups are currently deactivated."
-	}
-	var b strings.Builder
-	b.WriteString("The currently activated tool group(s): ")
+	gs := make([]pycompat.GroupInstructions, len(groups))
 	for i, g := range groups {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(g.name)
+		gs[i] = pycompat.GroupInstructions{Name: g.name, Instructions: g.instructions}
 	}
-	b.WriteString(".")
-	if slices.ContainsFunc(groups, func(g *group) bool { return g.instructions != "" }) {
-		b.WriteString("\n<tool-instructions>\nThe tool instructions are a collection of suggestions, rules and notifications about how to use the tools in the activated groups.\n")
-		for _, g := range groups {
-			if g.instructions != "" {
-				b.WriteString(`<group name="` + g.name + `">` + g.instructions + "</group>")
-			}
-		}
-		b.WriteString("\n</tool-instructions>")
-	}
-	return b.String()
+	return pycompat.MetaToolActivated(gs)
 }

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/stamp"
 )
 
 // InterruptedText is the result text of a call cut short by cancellation.
-const InterruptedText = "<system-reminder>The tool call has been interrupted by the user.</system-reminder>"
+const InterruptedText = pycompat.InterruptedToolText
 
 // DefaultGrace is how long [Runner.Run] waits by default for a cancelled
 // tool to return.

@@ -7,12 +7,11 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/agentscope-go/agentscope/internal/pycompat"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyschema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-
-	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
-	"github.com/agentscope-go/agentscope/tool/internal/pyschema"
 )
 
 // Validator checks argument objects against one compiled input schema.
@@ -145,18 +144,16 @@ func parseInput(raw string) (pyjson.Value, error) {
 		if finite(v) {
 			return v, nil
 		}
-		problem = "Error: NaN and Infinity are not valid JSON numbers."
+		problem = pycompat.ArgumentsNotFinite
 	case err == nil:
-		problem = "Error: Your argument string is decoded into a <class '" + v.TypeName() +
-			"'> object, but a dict object is expected!"
+		problem = pycompat.ArgumentsNotObject(v.TypeName())
 	default:
-		problem = "Error: When decoding your tool arguments from JSON format to a Python dictionary, " +
-			"a JSONDecodeError was raised with message: " + err.Error() + "."
+		problem = pycompat.ArgumentsNotJSON(err.Error())
 		if r, ok := pyjson.Repair(raw); ok && r.Kind == pyjson.Object {
 			if finite(r) {
 				return r, nil
 			}
-			problem = "Error: NaN and Infinity are not valid JSON numbers."
+			problem = pycompat.ArgumentsNotFinite
 		}
 	}
 	return pyjson.Value{}, &JSONDecodeError{Input: raw, Problem: problem}
@@ -179,23 +176,7 @@ func finite(v pyjson.Value) bool {
 }
 
 // Error renders the reference's ToolJSONDecodeError text.
-func (e *JSONDecodeError) Error() string {
-	shown, hint := e.Input, ""
-	if utf8.RuneCountInString(shown) > 200 {
-		r := []rune(shown)
-		shown = string(r[:100]) + "[TRUNCATE]" + string(r[len(r)-100:])
-		hint = `(Because the JSON string is too long, a truncated label "[TRUNCATE]" is used here to indicate the truncation)`
-	}
-	var b strings.Builder
-	b.WriteString("<system-reminder>")
-	b.WriteString(e.Problem)
-	b.WriteString("\n\nYour argument string is decoded by the following code snippet")
-	b.WriteString(hint)
-	b.WriteString(":\n```python\nimport json\n\nyour_tool_arguments = ")
-	b.WriteString(pyjson.StrRepr(shown))
-	b.WriteString("\njson.loads(your_tool_arguments)\n```\n\n**You should recorrect the arguments in JSON format.**</system-reminder>")
-	return b.String()
-}
+func (e *JSONDecodeError) Error() string { return pycompat.BadArguments(e.Problem, e.Input) }
 
 // StripTitles returns a copy of schema without "title" keys, recursing
 // into properties, items, additionalProperties and $defs (not into

@@ -7,32 +7,23 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyschema"
 	"github.com/agentscope-go/agentscope/permission"
-	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
-	"github.com/agentscope-go/agentscope/tool/internal/pyschema"
 )
 
 // StructuredOutputName is the name of the structured-output tool.
-const StructuredOutputName = "GenerateStructuredOutput"
+const StructuredOutputName = pycompat.StructuredOutputName
 
 // Result texts of the structured-output tool.
 const (
-	StructuredOutputDone        = "Structured output generated successfully."
-	StructuredOutputNotRequired = "No structured output is required for now."
-	structuredOutputFailPrefix  = "ValidationError: Structured output validation failed with error: "
+	StructuredOutputDone        = pycompat.StructuredOutputDone
+	StructuredOutputNotRequired = pycompat.StructuredOutputNotRequired
 )
 
 // StructuredOutputDescription is the structured-output tool's description.
-const StructuredOutputDescription = "Generate the required structured output by this tool.\n\n" +
-	"This tool is equipped only when you're required to generate structured output.\n" +
-	"The input schema represents the required structured output.\n" +
-	"When you are ready to generate a structured output, call this tool with the\n" +
-	"structured output as input.\n" +
-	"When you're equipped this tool, you MUST end your response with calling this\n" +
-	"tool. Once this tool is called, your current response is finished and the\n" +
-	"structured output is sent to the user.\n\n" +
-	"# When to Use This Tool\n" +
-	"- When you collect enough resources and information.\n"
+const StructuredOutputDescription = pycompat.StructuredOutputDescription
 
 // StoreFunc receives a validated structured output (schema defaults
 // filled in, extra fields kept); the agent stores it in
@@ -84,7 +75,7 @@ func (s *structuredOutput) SuggestRules(map[string]any) []block.PermissionRule {
 }
 
 func (s *structuredOutput) CheckPermissions(context.Context, map[string]any, *permission.Context) permission.Decision {
-	return permission.Decision{Behavior: block.Allow, Message: StructuredOutputName + " is always allowed."}
+	return permission.Decision{Behavior: block.Allow, Message: pycompat.StructuredOutputAllowed}
 }
 
 func (s *structuredOutput) Call(ctx context.Context, input map[string]any) iter.Seq2[Chunk, error] {
@@ -113,7 +104,7 @@ func (s *structuredOutput) Call(ctx context.Context, input map[string]any) iter.
 			if msg == "" {
 				msg = "$: " + fallbackMessage(err)
 			}
-			yield(ErrorChunk(structuredOutputFailPrefix+msg), nil)
+			yield(ErrorChunk(pycompat.StructuredOutputFailed(msg)), nil)
 			return
 		}
 		if s.store != nil {

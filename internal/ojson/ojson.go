@@ -165,3 +165,45 @@ func Append(dst []byte, v any) []byte {
 	}
 	return wire.AppendAny(dst, v)
 }
+
+// CloneMap deep-copies a decoded JSON object (nested maps, slices and
+// ordered objects included), so the copy shares nothing mutable with m; a
+// nil map stays nil.
+func CloneMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = Clone(v)
+	}
+	return out
+}
+
+// Clone deep-copies a decoded JSON value: map[string]any, []any and
+// *Object are copied through, scalars are returned as they are.
+func Clone(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		return CloneMap(v)
+	case []any:
+		if v == nil {
+			return v
+		}
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = Clone(e)
+		}
+		return out
+	case *Object:
+		if v == nil {
+			return v
+		}
+		c := &Object{Keys: append([]string(nil), v.Keys...), Vals: CloneMap(v.Vals)}
+		if c.Vals == nil {
+			c.Vals = map[string]any{}
+		}
+		return c
+	}
+	return v
+}

@@ -103,3 +103,30 @@ func TestObjectEdits(t *testing.T) {
 		t.Fatalf("nil object: %s", got)
 	}
 }
+
+func TestCloneSharesNothingMutable(t *testing.T) {
+	inner := New("k", []any{1})
+	orig := map[string]any{"m": map[string]any{"a": []any{"x", map[string]any{"b": 1}}}, "o": inner, "s": "v", "nil": []any(nil)}
+	c := CloneMap(orig)
+	c["m"].(map[string]any)["a"].([]any)[1].(map[string]any)["b"] = 2
+	c["m"].(map[string]any)["new"] = true
+	c["o"].(*Object).Set("k2", 3)
+	c["o"].(*Object).Vals["k"].([]any)[0] = 9
+	c["s"] = "changed"
+	// Append writes a map through wire, which knows no *Object: check it apart.
+	o, co := orig["o"], c["o"]
+	delete(orig, "o")
+	delete(c, "o")
+	if got := string(Append(nil, orig)) + string(Append(nil, o)); got != `{"m":{"a":["x",{"b":1}]},"nil":[],"s":"v"}{"k":[1]}` {
+		t.Fatalf("the original changed through its clone: %s", got)
+	}
+	if got := string(Append(nil, c)) + string(Append(nil, co)); got != `{"m":{"a":["x",{"b":2}],"new":true},"nil":[],"s":"changed"}{"k":[9],"k2":3}` {
+		t.Fatalf("clone: %s", got)
+	}
+	if CloneMap(nil) != nil || Clone(nil) != nil || Clone((*Object)(nil)).(*Object) != nil {
+		t.Fatal("nil must stay nil")
+	}
+	if v := Clone([]any(nil)).([]any); v != nil {
+		t.Fatalf("nil slice cloned as %#v", v)
+	}
+}

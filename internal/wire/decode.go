@@ -43,6 +43,11 @@ type Object struct {
 	inline [16]member
 	escKey []string // the keys that had escapes, unescaped
 	err    error
+	// With no key twice (maybeDup false), find looks from where the last
+	// hit was: decoders read fields in wire order, so most reads cost
+	// one comparison.
+	maybeDup bool
+	cursor   int
 }
 
 // member is one key and the span of its value in Object.data. It holds no
@@ -94,6 +99,7 @@ func (o *Object) Parse(typ string, data []byte) error {
 	}
 	o.fields = o.fields[:0]
 	o.escKey = o.escKey[:0]
+	o.maybeDup, o.cursor = false, 0
 	if !o.scan() {
 		o.data = nil
 		return parseError(typ, data)
@@ -136,6 +142,7 @@ func (o *Object) scan() bool {
 	s.depth = 1
 	s.pos++
 	s.ws()
+	var seen uint64 // a one-word Bloom filter of the keys, to rule out repeats cheaply
 	if s.pos < len(s.data) && s.data[s.pos] == '}' {
 		s.pos++
 	} else {
@@ -153,6 +160,13 @@ func (o *Object) scan() bool {
 			if kf != 0 {
 				m.esc = int32(len(o.escKey))
 				o.escKey = append(o.escKey, unquote(s.data[m.keyS-1:s.pos]))
+				o.maybeDup = true
+			} else {
+				h := uint64(1) << keyHash(s.data[m.keyS:m.keyE])
+				if seen&h != 0 {
+					o.maybeDup = true
+				}
+				seen |= h
 			}
 			s.ws()
 			if s.pos >= len(s.data) || s.data[s.pos] != ':' {
@@ -186,9 +200,32 @@ func (o *Object) scan() bool {
 	return s.pos == len(s.data)
 }
 
+// keyHash picks one of 64 bits for a key.
+func keyHash(k []byte) uint {
+	if len(k) == 0 {
+		return 0
+	}
+	return (uint(len(k))*31 + uint(k[0])*7 + uint(k[len(k)-1])) & 63
+}
+
 // find returns the member named name; a repeated key's last value wins, as
 // in encoding/json.
 func (o *Object) find(name string) *member {
+	if !o.maybeDup {
+		n := len(o.fields)
+		for j := 0; j < n; j++ {
+			i := o.cursor + j
+			if i >= n {
+				i -= n
+			}
+			m := &o.fields[i]
+			if m.keyE-m.keyS == len(name) && string(o.data[m.keyS:m.keyE]) == name {
+				o.cursor = i + 1
+				return m
+			}
+		}
+		return nil
+	}
 	for i := len(o.fields) - 1; i >= 0; i-- {
 		m := &o.fields[i]
 		if m.esc >= 0 {

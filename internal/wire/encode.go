@@ -6,65 +6,14 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/agentscope-go/agentscope/internal/pycompat/jsonstr"
 )
 
-const hex = "0123456789abcdef"
-
-// safe[b] is true for ASCII bytes that need no escaping.
-var safe = func() (t [utf8.RuneSelf]bool) {
-	for i := 0x20; i < utf8.RuneSelf; i++ {
-		t[i] = i != '"' && i != '\\'
-	}
-	return t
-}()
-
-// AppendString appends s as a JSON string literal. Invalid UTF-8 bytes become
-// U+FFFD, so the output is always valid JSON.
-func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if safe[c] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\ufffd"...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// AppendString appends s as a JSON string literal in pydantic's spelling
+// (see [jsonstr.Append]). Invalid UTF-8 bytes become U+FFFD, so the output
+// is always valid JSON.
+func AppendString(dst []byte, s string) []byte { return jsonstr.Append(dst, s) }
 
 // AppendKey appends `"name":`; name must need no escaping.
 func AppendKey(dst []byte, name string) []byte {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 )
 
 // Flatten returns the text of out and, when it holds media that supported
@@ -33,22 +34,22 @@ func Flatten(out block.Body, supported func(mediaType string) bool) (string, []b
 				continue
 			case *block.URL:
 				if supported == nil || !supported(mt) {
-					text = append(text, "<system-reminder>A(n) "+main+" file is returned and can be accessed at the URL: "+src.URL+".</system-reminder>")
+					text = append(text, pycompat.MediaAtURL(main, src.URL))
 					continue
 				}
 			case *block.Base64:
 				if supported == nil || !supported(mt) {
-					text = append(text, "<system-reminder>A(n) "+main+" file ("+mt+") is returned but cannot be presented to you.</system-reminder>")
+					text = append(text, pycompat.MediaNotPresentable(main, mt))
 					continue
 				}
 			}
-			text = append(text, "<system-reminder>A(n) "+main+" file is returned and will be presented to you with the identifier ["+b.ID+"].</system-reminder>")
-			promoted = append(promoted, block.NewText("- "+b.ID+" ("+main+" file): "), b)
+			text = append(text, pycompat.MediaPresented(main, b.ID))
+			promoted = append(promoted, block.NewText(pycompat.MediaListItem(b.ID, main)), b)
 		}
 	}
 	if promoted != nil {
-		promoted = append([]block.Block{block.NewText("<system-reminder>The multimodal data and their identifiers are listed as follows:")}, promoted...)
-		promoted = append(promoted, block.NewText("</system-reminder>"))
+		promoted = append([]block.Block{block.NewText(pycompat.MediaListOpen)}, promoted...)
+		promoted = append(promoted, block.NewText(pycompat.MediaListClose))
 	}
 	return strings.Join(text, "\n"), promoted
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentscope-go/agentscope/internal/ojson"
 )
 
 // Kind is a JSON value's type as Python decodes it.
@@ -129,60 +131,46 @@ func (v Value) TypeName() string {
 
 // Any converts the value to what encoding/json would decode it into
 // (map[string]any, []any, string, float64, bool, nil).
-func (v Value) Any() any {
+func (v Value) Any() any { return v.toAny(false) }
+
+// JSONAny is Any with numbers kept as json.Number literals, so that an
+// integer stays an integer when the value is written out again (Any's
+// float64 would come back as 3.0 in Python's style). Non-finite numbers
+// become float64, since JSON has no literal for them.
+func (v Value) JSONAny() any { return v.toAny(true) }
+
+func (v Value) toAny(literals bool) any {
 	switch v.Kind {
 	case Bool:
 		return v.Bool
 	case Int, Float:
-		return v.Float64()
+		if f := v.Float64(); !literals || math.IsNaN(f) || math.IsInf(f, 0) {
+			return f
+		}
+		return json.Number(v.Str)
 	case String:
 		return v.Str
 	case Array:
 		out := make([]any, len(v.Items))
 		for i, it := range v.Items {
-			out[i] = it.Any()
+			out[i] = it.toAny(literals)
 		}
 		return out
 	case Object:
 		out := make(map[string]any, len(v.Keys))
 		for i, k := range v.Keys {
-			out[k] = v.Items[i].Any()
+			out[k] = v.Items[i].toAny(literals)
 		}
 		return out
 	}
 	return nil
 }
 
-// JSONAny is Any with numbers kept as json.Number literals, so that an
-// integer stays an integer when the value is written out again (Any's
-// float64 would come back as 3.0 in Python's style). Non-finite numbers
-// become float64, since JSON has no literal for them.
-func (v Value) JSONAny() any {
-	switch v.Kind {
-	case Int, Float:
-		if f := v.Float64(); math.IsNaN(f) || math.IsInf(f, 0) {
-			return f
-		}
-		return json.Number(v.Str)
-	case Array:
-		out := make([]any, len(v.Items))
-		for i, it := range v.Items {
-			out[i] = it.JSONAny()
-		}
-		return out
-	case Object:
-		out := make(map[string]any, len(v.Keys))
-		for i, k := range v.Keys {
-			out[k] = v.Items[i].JSONAny()
-		}
-		return out
-	}
-	return v.Any()
-}
-
-// FromAny converts a decoded Go value (as encoding/json produces, plus
-// the common Go scalar types) to a Value; map keys are sorted since Go
-// maps have no order.
+// FromAny converts a decoded Go value to a Value: what encoding/json
+// produces (float64 numbers, map keys sorted since Go maps have no order),
+// json.Number literals (int or float as written), the internal ordered
+// objects (key order kept) and the common Go scalars. Anything else goes
+// through encoding/json.
 func FromAny(x any) Value {
 	switch t := x.(type) {
 	case nil:
@@ -203,16 +191,21 @@ func FromAny(x any) Value {
 		return Value{Kind: Int, Str: strconv.FormatInt(int64(t), 10)}
 	case uint64:
 		return Value{Kind: Int, Str: strconv.FormatUint(t, 10)}
-	case interface{ String() string }: // json.Number
-		s := t.String()
-		if strings.ContainsAny(s, ".eE") {
-			return Value{Kind: Float, Str: s}
-		}
-		return Value{Kind: Int, Str: s}
+	case json.Number:
+		return numberValue(string(t))
 	case []any:
 		out := Value{Kind: Array, Items: make([]Value, len(t))}
 		for i, it := range t {
 			out.Items[i] = FromAny(it)
+		}
+		return out
+	case *ojson.Object:
+		if t == nil {
+			return Value{Kind: Null}
+		}
+		out := Value{Kind: Object, Keys: slices.Clone(t.Keys), Items: make([]Value, len(t.Keys))}
+		for i, k := range t.Keys {
+			out.Items[i] = FromAny(t.Vals[k])
 		}
 		return out
 	case map[string]any:
@@ -227,7 +220,22 @@ func FromAny(x any) Value {
 		}
 		return out
 	}
-	return Value{Kind: String, Str: "<unsupported>"}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return Value{Kind: Null}
+	}
+	v, err := Parse(string(b))
+	if err != nil {
+		return Value{Kind: Null}
+	}
+	return v
+}
+
+func numberValue(lit string) Value {
+	if strings.ContainsAny(lit, ".eE") {
+		return Value{Kind: Float, Str: lit}
+	}
+	return Value{Kind: Int, Str: lit}
 }
 
 // floatValue renders a float64 that came from encoding/json: integral

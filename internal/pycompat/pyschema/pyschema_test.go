@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
 )
 
 // testdata/python_cases.json holds messages produced by Python's

@@ -2,6 +2,7 @@ package pyjson
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -11,6 +12,15 @@ import (
 // Repr returns Python's repr() of the decoded value: None, True, 'text',
 // 25.0, [1, 2], {'a': 1}.
 func Repr(v Value) string { return string(AppendRepr(nil, v)) }
+
+// Str returns Python's str() of the decoded value: a str's own text, the
+// repr of anything else.
+func Str(v Value) string {
+	if v.Kind == String {
+		return v.Str
+	}
+	return Repr(v)
+}
 
 // AppendRepr appends Repr(v).
 func AppendRepr(dst []byte, v Value) []byte {
@@ -169,4 +179,24 @@ func AppendFloatRepr(dst []byte, f float64) []byte {
 	dst = append(dst, digits[:intLen]...)
 	dst = append(dst, '.')
 	return append(dst, digits[intLen:]...)
+}
+
+// StrSetRepr returns Python's repr() of a set of str: sorted and without
+// duplicates (a set's order in Python is arbitrary, and a reproducible
+// text is more use than a random one).
+func StrSetRepr(ss []string) string {
+	ss = slices.Clone(ss)
+	slices.Sort(ss)
+	ss = slices.Compact(ss)
+	if len(ss) == 0 {
+		return "set()"
+	}
+	dst := []byte{'{'}
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = AppendStrRepr(dst, s)
+	}
+	return string(append(dst, '}'))
 }

@@ -1,6 +1,6 @@
 package pyjson
 
-import "unicode/utf8"
+import "github.com/agentscope-go/agentscope/internal/pycompat/jsonstr"
 
 // DumpOptions select json.dumps variants.
 type DumpOptions struct {
@@ -85,42 +85,13 @@ func appendSep(dst []byte, c byte, compact bool) []byte {
 	return append(dst, c, ' ')
 }
 
+// appendDumpString writes a str as json.dumps does, with or without
+// ensure_ascii.
 func appendDumpString(dst []byte, s string, ascii bool) []byte {
-	dst = append(dst, '"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			switch {
-			case r < 0x20:
-				dst = appendHexEscape(dst, 'u', uint32(r), 4)
-			case r < 0x7f || !ascii && r != 0x7f:
-				dst = utf8.AppendRune(dst, r)
-			case r == 0x7f && !ascii:
-				dst = append(dst, 0x7f)
-			case r <= 0xffff:
-				dst = appendHexEscape(dst, 'u', uint32(r), 4)
-			default:
-				r -= 0x10000
-				dst = appendHexEscape(dst, 'u', uint32(0xd800+(r>>10)), 4)
-				dst = appendHexEscape(dst, 'u', uint32(0xdc00+(r&0x3ff)), 4)
-			}
-		}
+	if ascii {
+		return jsonstr.AppendASCII(dst, s)
 	}
-	return append(dst, '"')
+	return jsonstr.Append(dst, s)
 }
 
 // AppendJSON appends compact standard JSON (no spaces, non-ASCII kept,

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agentscope-go/agentscope/tool/internal/pyjson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
 )
 
 // pathElem is one step of an error's instance path: a property name or an

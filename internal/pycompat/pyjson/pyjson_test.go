@@ -190,3 +190,18 @@ func TestParseDuplicateKeys(t *testing.T) {
 		t.Fatal(Repr(small))
 	}
 }
+
+func TestStrSetRepr(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, "set()"},
+		{[]string{"b", "it's", "a", "b"}, `{'a', 'b', "it's"}`},
+		{[]string{`x"y`}, `{'x"y'}`},
+	} {
+		if got := StrSetRepr(c.in); got != c.want {
+			t.Errorf("StrSetRepr(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

@@ -155,9 +155,9 @@ func (r *run) errorResult(out *sink, c *block.ToolCall, msg string, st block.Too
 
 // execute is one call's lifecycle (§3.7): resolve and validate, check
 // permission, then ask, deny, hand to the host or run it. ctx is the
-// call's context; toolCtx the one the tool runs under (a batch's worker
-// context lets the tool pass its turn while it waits). dedup and w are set
-// in a concurrent batch.
+// call's context; toolCtx the one the tool runs under (in a batch, the
+// worker's, which keeps the tool in step with its worker). dedup and w are
+// set in a concurrent batch.
 func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, out *sink, dedup *permission.Batch, w *coop.Worker[Item]) (callOutcome, error) {
 	a := r.a
 	t, input, err := a.toolkit.Prepare(c, a.st.Tools.ActivatedGroups)

@@ -334,8 +334,13 @@ func behavior(name, kind string, beh *ojson.Object) (tool.CallFunc, error) {
 
 // preemption is the harness agents' preemption period: a tool of a
 // concurrent batch that has not produced its next chunk (or returned)
-// after this long counts as awaiting, and its siblings run.
-const preemption = 20 * time.Millisecond
+// after this long counts as awaiting, and its siblings run. It is longer
+// than the engine's default (20ms) because the traces' order must not
+// depend on machine load: on 2 loaded cores under -race a goroutine that
+// runs straight through can go unscheduled for more than 20ms, which the
+// engine reads as an await (measured: 3 of 8 runs reordered a batch at
+// 20ms with six busy loops beside the test, none of 8 at 50ms).
+const preemption = 50 * time.Millisecond
 
 // minAwait is the shortest wait the harness's tools make for an await of
 // the reference's tools. The engine sees a plain Go tool await only by its

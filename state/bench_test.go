@@ -6,8 +6,8 @@ import (
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/message"
-	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/stamp"
+	"github.com/agentscope-go/agentscope/state"
 )
 
 // BenchmarkStateUnmarshal loads a saved session of 200 exchanges (a user

@@ -1,0 +1,96 @@
+// Package session is the durable store behind the server: for each session
+// its record, its AgentState, its transcript, its event log, its run lease
+// and its queue of run inputs. The Store interface is the contract; the
+// backends are session/sqlite (the embedded default), session/postgres
+// (several replicas on one database) and session/memory (tests, demos), and
+// all three pass one contract suite, session/sessiontest.
+//
+// The store speaks the wire JSON (state.AgentState, message.Msg, the
+// events) as bytes and never decodes it, so it depends on nothing but the
+// standard library and stamp, and what it returns is byte for byte what it
+// was given.
+//
+// # What is stored
+//
+//   - sessions: id (uuid4 hex), user_id (the owner), agent_id, name, the
+//     server's config JSON, created_at, updated_at; the lease (owner,
+//     expiry, epoch) and the event counter live on this row too, because
+//     both are claimed with one atomic update of it.
+//   - states: the session's AgentState JSON and its version. SaveState is
+//     optimistic: it names the version it read, and a concurrent save makes
+//     it ErrConflict instead of losing a write.
+//   - messages: the transcript, the UI's message list (not state.context,
+//     which the agent may compress). A message is upserted by its id: a
+//     known id is replaced in place, a new one appended, so a reply stored
+//     while it streams keeps its position. ListMessages pages backwards
+//     from a message id and says whether older ones exist.
+//   - events: the append-only event log, kept for the session's life. Each
+//     event gets the next sequence of its session (1, 2, 3, … with no gap,
+//     whatever the number of appenders), and its JSON is stored as given.
+//     AppendEvents takes a batch and writes it in one transaction: the
+//     server appends every event before publishing it, and group commit
+//     is what makes that affordable at the rate a reply streams.
+//     ReadEvents(after, limit) is the replay for an SSE client's
+//     Last-Event-ID.
+//   - inputs: the run inputs accepted and not yet run (a user message list,
+//     a confirm result, an external result, an interrupt), persisted before
+//     the run that takes them starts, so a crash in between loses nothing.
+//     A run claims them oldest first under the session's lease and marks
+//     each done when its effects are stored; an input claimed under a lease
+//     that ended without marking it done is handed out again, with its
+//     Attempts count, so delivery is at least once and visible as such.
+//   - schema_migrations: the schema version of a SQL backend. Each backend
+//     embeds its numbered SQL files and applies the missing ones, each in
+//     a transaction, when it opens; opening an up-to-date database changes
+//     nothing.
+//
+// Every operation on a session is scoped by its user: a session id under
+// another user is ErrNotFound, exactly like an unknown id. Deleting a
+// session deletes everything above with it.
+//
+// # The run lease, and why it is ours
+//
+// At most one run per session, cluster-wide: a run first acquires the
+// session's lease for a TTL, renews it as a heartbeat, and releases it
+// after the reply and state are stored. Acquire is one atomic claim that
+// succeeds only when the lease is free, expired, or already the caller's;
+// Epoch counts the changes of hands. A run whose process died leaves an
+// expired lease that was never released: Recoverable lists those sessions
+// (and those with inputs waiting and no run), so a restarted process, or
+// another replica within one TTL, closes the dead run as interrupted and
+// runs what is queued. Lease times come from the store's clock (Config.Now
+// of each backend): the replicas' clocks must agree to well within a TTL.
+//
+// A server drives a run in this order: AcquireLease (ErrLeased means a run
+// is active: answer 409), EnqueueInput, then ClaimInput and run; append
+// every event before publishing it; UpsertMessages and SaveState, then
+// CompleteInput, then ReleaseLease. A crash anywhere leaves either a
+// pending input or an expired lease, and Recoverable finds both. A resume
+// posted while a session is parked takes the same path.
+//
+// A job engine was considered for this. River (github.com/riverqueue/river
+// v0.51, drivers riverpgxv5 and riversqlite) gives durable jobs, retries,
+// cancellation and the rescue of jobs stuck in "running", and fits as the
+// carrier of run triggers: a "run session S" job inserted in the same
+// transaction as the input it announces (on Postgres, Config.Pool shares
+// the pool). It does not fit as the lock. Its open-source edition has no
+// per-key concurrency limit, so two jobs for one session could run at once
+// on two workers (unique jobs only refuse a second insert, which would drop
+// a trigger rather than queue it); its rescuer judges a job stuck by the age
+// of its attempt, one hour by default, with no heartbeat and no fencing
+// token, where a session whose worker died must be closed within seconds
+// of a restart and one lease period on another replica. So the lease stays
+// here, renewed by the run, its Epoch telling one holder from the next,
+// and so does
+// the input queue: "inputs persisted before the run starts" must hold
+// whether or not a job row exists, and a job that finds the lease held or
+// the queue empty simply ends. The server may add River on top for
+// triggers and cancellation without changing this package.
+//
+// # Errors
+//
+// Callers branch with errors.Is on ErrNotFound, ErrInvalid (empty ids, a
+// limit below 1, JSON that does not parse), ErrConflict, ErrLeased,
+// ErrNotHeld and ErrNoInput; a cancelled context returns the context's
+// error.
+package session

@@ -1,0 +1,129 @@
+// Package check holds the argument checks and time rounding every session
+// backend applies, so they agree on what is ErrInvalid.
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/agentscope-go/agentscope/session"
+)
+
+// Begin is the common prologue: a cancelled context, then the key.
+func Begin(ctx context.Context, k session.Key) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return k.Validate()
+}
+
+// JSON reports ErrInvalid for empty or malformed JSON.
+func JSON(what string, raw json.RawMessage) error {
+	if len(raw) == 0 {
+		return fmt.Errorf("%w: empty %s", session.ErrInvalid, what)
+	}
+	if !json.Valid(raw) {
+		return fmt.Errorf("%w: %s is not valid JSON", session.ErrInvalid, what)
+	}
+	return nil
+}
+
+// Events checks a batch for AppendEvents.
+func Events(events []json.RawMessage) error {
+	if len(events) == 0 {
+		return fmt.Errorf("%w: no events", session.ErrInvalid)
+	}
+	for i, e := range events {
+		if err := JSON(fmt.Sprintf("event %d", i), e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Messages checks a batch for UpsertMessages.
+func Messages(msgs []session.Message) error {
+	if len(msgs) == 0 {
+		return fmt.Errorf("%w: no messages", session.ErrInvalid)
+	}
+	for i, m := range msgs {
+		if m.ID == "" {
+			return fmt.Errorf("%w: message %d has an empty id", session.ErrInvalid, i)
+		}
+		if err := JSON("message "+m.ID, m.JSON); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// New checks a NewSession and returns its config ({} when nil).
+func New(s session.NewSession) (json.RawMessage, error) {
+	if s.UserID == "" {
+		return nil, fmt.Errorf("%w: empty user id", session.ErrInvalid)
+	}
+	if s.AgentID == "" {
+		return nil, fmt.Errorf("%w: empty agent id", session.ErrInvalid)
+	}
+	if s.Config == nil {
+		return json.RawMessage("{}"), nil
+	}
+	return s.Config, JSON("config", s.Config)
+}
+
+// Patch checks a Patch.
+func Patch(p session.Patch) error {
+	if p.Config != nil {
+		return JSON("config", p.Config)
+	}
+	return nil
+}
+
+// Limit reports ErrInvalid for a limit below 1.
+func Limit(n int) error {
+	if n < 1 {
+		return fmt.Errorf("%w: limit %d below 1", session.ErrInvalid, n)
+	}
+	return nil
+}
+
+// List checks a ListQuery.
+func List(q session.ListQuery) error {
+	if q.UserID == "" {
+		return fmt.Errorf("%w: empty user id", session.ErrInvalid)
+	}
+	if q.Limit < 0 || q.Offset < 0 {
+		return fmt.Errorf("%w: negative limit or offset", session.ErrInvalid)
+	}
+	return nil
+}
+
+// Owner reports ErrInvalid for an empty lease owner.
+func Owner(owner string) error {
+	if owner == "" {
+		return fmt.Errorf("%w: empty lease owner", session.ErrInvalid)
+	}
+	return nil
+}
+
+// TTL reports ErrInvalid for a lease TTL below one microsecond (the
+// precision leases are stored with).
+func TTL(ttl time.Duration) error {
+	if ttl < time.Microsecond {
+		return fmt.Errorf("%w: lease ttl %v", session.ErrInvalid, ttl)
+	}
+	return nil
+}
+
+// Time rounds t as every backend stores it: UTC, microseconds.
+func Time(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// Clock returns now, or time.Now when now is nil.
+func Clock(now func() time.Time) func() time.Time {
+	if now == nil {
+		return time.Now
+	}
+	return now
+}

@@ -1,0 +1,20 @@
+package sqlite
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/session/sessiontest"
+)
+
+func BenchmarkStore(b *testing.B) {
+	sessiontest.Bench(b, func(b *testing.B) session.Store {
+		s, err := Open(b.Context(), Config{Path: filepath.Join(b.TempDir(), "bench.db")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	})
+}

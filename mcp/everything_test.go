@@ -44,7 +44,7 @@ func checkEverything(t *testing.T, c *mcp.Client) {
 				found = true
 				var p struct {
 					Properties map[string]struct{ Type string } `json:"properties"`
-					Required   []string                          `json:"required"`
+					Required   []string                         `json:"required"`
 				}
 				if err := json.Unmarshal(tl.Function.Parameters, &p); err != nil {
 					t.Fatal(err)

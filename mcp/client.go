@@ -77,6 +77,9 @@ type conn struct {
 	sess   *sdk.ClientSession
 	cmd    *exec.Cmd
 	stderr *tail
+	// cancel ends the context the transport was connected with, which
+	// the legacy SSE transport keeps its event stream on.
+	cancel context.CancelFunc
 }
 
 type mount struct {
@@ -309,14 +312,24 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 			t = &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
 		}
 	}
-	sess, err := c.sdk.Connect(ctx, t, nil)
+	// The transport may keep using the context it connects with (the SSE
+	// event stream does): it lives with the session; ctx bounds only the
+	// handshake.
+	live, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	sess, err := c.sdk.Connect(live, t, nil)
+	if !stop() && err == nil { // ctx ended as the handshake completed
+		_ = sess.Close()
+		err = ctx.Err()
+	}
 	if err != nil {
+		cancel()
 		if cn.cmd != nil {
 			killGroup(cn.cmd)
 		}
 		return nil, c.startError(cn, err)
 	}
-	cn.sess = sess
+	cn.sess, cn.cancel = sess, cancel
 	return cn, nil
 }
 
@@ -329,6 +342,7 @@ func (c *Client) startError(cn *conn, err error) error {
 }
 
 func (c *Client) closeConn(cn *conn) {
+	defer cn.cancel()
 	done := make(chan struct{})
 	go func() { // Close waits for the child; killing the group ends that wait
 		defer close(done)

@@ -199,7 +199,7 @@ func TestEverythingKilled(t *testing.T) {
 	start := time.Now()
 	ask(t, a, "long")
 	r := results(t, a)["c1"]
-	if r.State != block.ResultError || !strings.Contains(resultText(r), mcp.ErrorPrefix+"the connection to the MCP server \"everything\" was lost") || time.Since(start) > 10*time.Second {
+	if r.State != block.ResultError || !strings.Contains(resultText(r), mcp.ErrorPrefix+"the connection to the MCP server \"everything\" failed") || time.Since(start) > 10*time.Second {
 		t.Fatalf("in-flight call after the kill: %s %q after %s", r.State, resultText(r), time.Since(start))
 	}
 	ask(t, a, "echo")

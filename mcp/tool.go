@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"strconv"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -146,10 +145,10 @@ func (t *remoteTool) result(ctx, callCtx context.Context, cn *conn, res callResu
 			return tool.Chunk{}, &CallError{Tool: t.name, Err: fmt.Errorf(
 				"the call to %q timed out after %s", t.remote, t.c.cfg.CallTimeout)}
 		}
-		if t.c.broken(cn, err) {
+		if broken(err) {
 			t.c.drop(cn, err)
 			return tool.Chunk{}, &CallError{Tool: t.name, Err: fmt.Errorf(
-				"the connection to the MCP server %q was lost (%v); the next call reconnects", t.c.name, err)}
+				"the connection to the MCP server %q failed (%v); the next call reconnects", t.c.name, err)}
 		}
 		return tool.Chunk{}, &CallError{Tool: t.name, Err: err}
 	}
@@ -173,17 +172,20 @@ func (t *remoteTool) result(ctx, callCtx context.Context, cn *conn, res callResu
 }
 
 // broken tells a lost connection from an error the server answered: a
-// JSON-RPC error is the server's answer; anything else is checked with a
-// ping.
-func (c *Client) broken(cn *conn, err error) bool {
-	if errors.Is(err, sdk.ErrConnectionClosed) {
+// JSON-RPC error is the server's answer; anything else (a closed
+// connection, a transport failure, a result that does not decode) leaves
+// the session in doubt, and it is replaced on the next call.
+func broken(err error) bool {
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) {
 		return true
 	}
-	var werr *jsonrpc.Error
-	if errors.As(err, &werr) {
-		return false
+	// The SDK's own codes for a connection going away or a transport
+	// refusing to send (internal/jsonrpc2: client and server closing,
+	// rejected by transport).
+	switch werr.Code {
+	case -32003, -32004, -32005:
+		return true
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	return cn.sess.Ping(ctx, nil) != nil
+	return false
 }

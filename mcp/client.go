@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -327,6 +328,9 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 		if cn.cmd != nil {
 			killGroup(cn.cmd)
 		}
+		if ctx.Err() != nil {
+			err = fmt.Errorf("no complete handshake in time (%w): %v", ctx.Err(), err)
+		}
 		return nil, c.startError(cn, err)
 	}
 	cn.sess, cn.cancel = sess, cancel
@@ -336,7 +340,7 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 func (c *Client) startError(cn *conn, err error) error {
 	se := &StartError{Target: c.cfg.target(), Err: err}
 	if cn.stderr != nil {
-		se.Stderr = cn.stderr.String()
+		se.Stderr = strings.TrimSpace(cn.stderr.String())
 	}
 	return se
 }

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -114,3 +115,5 @@ func approveAll(res *agent.Result) *event.UserConfirmResult {
 	}
 	return ev
 }
+
+func errorsAs[T error](err error, target *T) bool { return errors.As(err, target) }

@@ -202,6 +202,11 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, out *sink
 		// No tool starts once the cancellation is visible (toolCtx would
 		// let it run until it waits): its result is the interruption.
 		toolCtx = ctx
+	} else if r.ctx.Err() != nil {
+		// In a batch, ctx is the worker's, cancelled only when the
+		// consumer next holds the turn; a sibling queued before it must
+		// not start its tool meanwhile.
+		toolCtx = r.ctx
 	}
 	return r.runTool(toolCtx, c, t, input, out, w)
 }

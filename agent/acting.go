@@ -255,24 +255,46 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 	if t.Flags().StateInjected {
 		ctx = tool.WithState(ctx, a.st)
 	}
+	// closed: the batch was closed while the worker waited for its tool;
+	// the worker must not emit any more.
+	closed := false
 	inner := func(ctx context.Context, in ActingInput) iter.Seq[tool.Chunk] {
-		if w != nil {
-			// Wrapped only here, so middlewares see the tool itself (its
-			// optional interfaces included).
-			return a.runner.Run(ctx, lockstepTool{in.Tool}, in.Input)
+		if w == nil {
+			return a.runner.Run(ctx, in.Tool, in.Input)
 		}
-		return a.runner.Run(ctx, in.Tool, in.Input)
+		// Wrapped only here, so middlewares see the tool itself (its
+		// optional interfaces included). Only the pulls of the tool's
+		// chunks are bracketed as waiting for the tool: the middlewares'
+		// own code runs while the call holds the turn, so it may read the
+		// state its siblings write.
+		seq := a.runner.Run(ctx, lockstepTool{in.Tool}, in.Input)
+		return func(yield func(tool.Chunk) bool) {
+			if closed {
+				return
+			}
+			w.EnterTool()
+			for chunk := range seq {
+				if !w.LeaveTool() {
+					closed = true
+					return
+				}
+				if !yield(chunk) {
+					return
+				}
+				w.EnterTool()
+			}
+			if !w.LeaveTool() {
+				closed = true
+			}
+		}
 	}
 	h := inner
 	if len(a.mws.acting) > 0 {
 		h = a.actingChain(inner)
 	}
 	resp := tool.NewResponse(c.ID, a.src)
-	if w != nil {
-		w.EnterTool()
-	}
 	for chunk := range h(ctx, ActingInput{ToolCall: c, Tool: t, Input: input}) {
-		if w != nil && !w.LeaveTool() {
+		if closed {
 			return callDone, nil
 		}
 		foldErr := resp.Append(chunk)
@@ -292,11 +314,8 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 			}
 			break
 		}
-		if w != nil {
-			w.EnterTool()
-		}
 	}
-	if w != nil && !w.LeaveTool() {
+	if closed {
 		return callDone, nil
 	}
 	res := resp.Result(c.Name)

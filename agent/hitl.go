@@ -63,8 +63,32 @@ func (a *Agent) checkIncoming(ev event.Event) (bool, error) {
 		if len(unknown) > 0 {
 			return false, resumeErr("Received ExternalExecutionResultEvent with tool call ids %s that are not waiting for external execution results.", pyjson.StrSetRepr(unknown))
 		}
+		for _, r := range e.ExecutionResults {
+			if err := checkExternalResult(r); err != nil {
+				return false, err
+			}
+		}
 	}
 	return ev != nil, nil
+}
+
+// checkExternalResult rejects a result the agent could neither emit nor
+// save so that it loads again: a tool result holds text and data blocks
+// only, none of them nil, and a known state ("" is the block's default,
+// running).
+func checkExternalResult(r *block.ToolResult) error {
+	if r.State != "" && !r.State.Valid() {
+		return inputErr("Invalid execution result for tool call %s: unknown state %q.", r.ID, r.State)
+	}
+	for i, b := range r.Output.Blocks {
+		if block.IsNil(b) {
+			return inputErr("Invalid execution result for tool call %s: output block %d is None.", r.ID, i)
+		}
+		if k := b.Kind(); k != block.KindText && k != block.KindData {
+			return inputErr("Invalid execution result for tool call %s: output block %d is a %s block; a tool result holds only text and data blocks.", r.ID, i, k)
+		}
+	}
+	return nil
 }
 
 // handleIncoming applies a checked resume event to the state and emits

@@ -255,8 +255,9 @@ func (a *Agent) Stream(ctx context.Context, msgs []*message.Msg, opts ...ReplyOp
 // Confirm resumes a reply parked on a permission prompt with the user's
 // answers (one per pending call of Result.Pending in state "asking"; the
 // calls not answered stay pending) and streams the rest of the reply. An
-// answer that does not fit what the reply waits for is an *InputError
-// wrapping ErrInvalidResume, with the state unchanged.
+// answer that does not fit what the reply waits for (a call not asking,
+// two answers for one call) is an *InputError wrapping ErrInvalidResume,
+// with the state unchanged.
 func (a *Agent) Confirm(ctx context.Context, res *event.UserConfirmResult, opts ...ReplyOption) iter.Seq2[event.Event, error] {
 	var err error
 	if res == nil {
@@ -266,8 +267,10 @@ func (a *Agent) Confirm(ctx context.Context, res *event.UserConfirmResult, opts 
 }
 
 // DeliverExternal resumes a reply parked on external tools with their
-// results (for the pending calls in state "submitted") and streams the
-// rest of the reply; errors as for Confirm.
+// results (for the pending calls in state "submitted", at most one per
+// call) and streams the rest of the reply; errors as for Confirm. A result
+// the agent could not store (an output block that is nil or not text or
+// data, an unknown state) is an *InputError wrapping ErrInvalidInput.
 func (a *Agent) DeliverExternal(ctx context.Context, res *event.ExternalExecutionResult, opts ...ReplyOption) iter.Seq2[event.Event, error] {
 	var err error
 	if res == nil {

@@ -63,3 +63,35 @@ func TestDeliverExternalRejectsBadResults(t *testing.T) {
 		}
 	}
 }
+
+// Two answers for one call in one resume are rejected, for external
+// results as for confirmations: the context would otherwise hold two
+// results (or apply two answers) for one call.
+func TestResumeRejectsDuplicateIDs(t *testing.T) {
+	a := parkedOnExternal(t)
+	before, _ := stateOf(t, a).MarshalJSON()
+	one := func(text string) *block.ToolResult {
+		return &block.ToolResult{ID: "c1", Name: "ext", Output: block.PlainBody(text), State: block.ResultSuccess}
+	}
+	r := reply(t, context.Background(), a, external(t, a, one("first"), one("second")))
+	if !errors.Is(r.err, agent.ErrInvalidResume) || len(r.events) != 0 {
+		t.Fatalf("external: err %v, events %s", r.err, r.kinds())
+	}
+	if after, _ := stateOf(t, a).MarshalJSON(); string(before) != string(after) {
+		t.Fatal("external: the rejected resume changed the state")
+	}
+
+	ask := makeTool(t, toolSpec{name: "ask", perm: block.Ask})
+	b, _ := newAgent(t, []scripted.Turn{toolTurn([3]string{"c1", "ask", `{}`}), finalTurn}, []tool.Tool{ask})
+	mustReply(t, b, user("go"))
+	before, _ = stateOf(t, b).MarshalJSON()
+	yes, no := confirm(t, b, true, nil, "c1"), confirm(t, b, false, nil, "c1")
+	yes.ConfirmResults = append(yes.ConfirmResults, no.ConfirmResults...)
+	r = reply(t, context.Background(), b, yes)
+	if !errors.Is(r.err, agent.ErrInvalidResume) || len(r.events) != 0 {
+		t.Fatalf("confirm: err %v, events %s", r.err, r.kinds())
+	}
+	if after, _ := stateOf(t, b).MarshalJSON(); string(before) != string(after) {
+		t.Fatal("confirm: the rejected resume changed the state")
+	}
+}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -83,6 +84,15 @@ func (r *run) runSequential(calls []*block.ToolCall) (outcome, error) {
 	for _, c := range calls {
 		out, err := r.executeRecovered(r.ctx, r.ctx, c, &r.out, nil, nil)
 		if err != nil {
+			if errors.Is(err, errStopped) && c.State == block.CallAllowed {
+				// The consumer left while the call ran (its tool is
+				// cancelled): as in a concurrent batch, the call is
+				// interrupted, so continuing the reply does not run it
+				// again. Only the state is left to tell.
+				if ierr := r.storeInterrupted(c); ierr != nil {
+					return 0, ierr
+				}
+			}
 			return 0, err
 		}
 		if o := batchOutcome([]callOutcome{out}); o != stepContinue {
@@ -90,6 +100,19 @@ func (r *run) runSequential(calls []*block.ToolCall) (outcome, error) {
 		}
 	}
 	return stepContinue, nil
+}
+
+// storeInterrupted settles c with an interrupted result in the state,
+// without events.
+func (r *run) storeInterrupted(c *block.ToolCall) error {
+	a := r.a
+	if err := c.Transition(block.CallFinished); err != nil {
+		return err
+	}
+	res := &block.ToolResult{ID: c.ID, Name: c.Name, Output: block.PlainBody(tool.InterruptedText), State: block.ResultInterrupted}
+	block.Fill(res, a.src)
+	a.st.AppendContext(a.src, a.name, res)
+	return nil
 }
 
 // executeRecovered runs one call, turning a panic (a middleware's, a

@@ -246,8 +246,12 @@ func WithResult(r *Result) ReplyOption { return func(o *replyOptions) { o.result
 // A ctx already done when the reply would start runs nothing and changes
 // nothing: the stream is only an error wrapping ctx.Err(). The same holds
 // for Confirm, DeliverExternal and Interrupt. Stopping the iteration early
-// abandons the reply where it is (running tools are cancelled; the state
-// stays resumable).
+// abandons the reply where it is, without further events: running tools
+// are cancelled and their calls get interrupted results in the state. In
+// a concurrent batch that holds for every call of the batch (one whose
+// tool finished first keeps its own result); in a sequential one the
+// calls after the running one stay pending. The state stays resumable,
+// and continuing the reply runs no call twice.
 func (a *Agent) Stream(ctx context.Context, msgs []*message.Msg, opts ...ReplyOption) iter.Seq2[event.Event, error] {
 	return a.start(ctx, ReplyInput{Msgs: msgs}, nil, opts)
 }

@@ -164,6 +164,7 @@ func TestBashInterruptKillsGroup(t *testing.T) {
 func TestBashInterruptThroughRun(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var last tool.Chunk
 	n := 0
 	for c := range tool.Run(ctx, NewBash(Config{Dir: dir}), map[string]any{"command": spawnsSleeper}) {

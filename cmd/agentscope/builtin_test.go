@@ -1,0 +1,24 @@
+package main
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/agentscope-go/agentscope/demo"
+	"github.com/agentscope-go/agentscope/tool/builtin"
+)
+
+// --tools builtin offers the six built-in tools, whatever the model.
+func TestToolsBuiltin(t *testing.T) {
+	tk, err := toolkitFor("builtin", demo.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tk.Tools(nil) {
+		names = append(names, tl.Name())
+	}
+	if !slices.Equal(names, builtin.Names) {
+		t.Errorf("tools %v, want %v", names, builtin.Names)
+	}
+}

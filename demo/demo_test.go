@@ -200,3 +200,43 @@ func TestToolCallWithShortIDs(t *testing.T) {
 		t.Fatalf("tool call id %q", callID)
 	}
 }
+
+// save_note is not read-only: asked for a note, the model calls it, the
+// agent parks on the user's confirmation, and the tool runs only once it
+// is confirmed.
+func TestSaveNoteAsksFirst(t *testing.T) {
+	var saved []string
+	note, err := demo.SaveNote(func(_ context.Context, text string) error { saved = append(saved, text); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := tool.NewToolkit([]tool.Tool{note})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := agent.New(agent.Config{Name: "Friday", Model: demo.New(), Toolkit: tk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Reply(context.Background(), []*message.Msg{message.UserText("user", "Please save a note: buy milk")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != agent.OutcomeAwaitingConfirmation || len(res.Pending) != 1 || res.Pending[0].Name != "save_note" || res.Pending[0].Input != `{"text":"buy milk"}` {
+		t.Fatalf("parked %+v %+v", res, res.Pending)
+	}
+	if len(saved) != 0 {
+		t.Fatal("the note was saved before the user confirmed")
+	}
+	var final agent.Result
+	confirm := &event.UserConfirmResult{ReplyID: res.ReplyID, ConfirmResults: []event.ConfirmResult{{Confirmed: true, ToolCall: res.Pending[0]}}}
+	for _, err := range a.Confirm(context.Background(), confirm, agent.WithResult(&final)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	text, _ := final.Msg.TextContent("")
+	if final.Outcome != agent.OutcomeCompleted || len(saved) != 1 || saved[0] != "buy milk" || !strings.Contains(text, `saved the note "buy milk"`) {
+		t.Fatalf("after confirm: %s %v %q", final.Outcome, saved, text)
+	}
+}

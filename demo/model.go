@@ -53,6 +53,9 @@ var arithmetic = regexp.MustCompile(`[-(]*\d+(?:\.\d+)?\)*(?:\s*[-+*/]\s*[-(]*\d
 
 var timeWords = regexp.MustCompile(`(?i)\b(time|date|clock|today)\b`)
 
+// noteWords asks for a note; the rest of the prompt after them is the note.
+var noteWords = regexp.MustCompile(`(?i)\b(?:save|remember|write down|note down|take a note)\b(?: a| the)?(?: note)?(?: that)?[:,]?\s*`)
+
 // Stream answers one request; see the package documentation.
 func (m *Model) Stream(ctx context.Context, req *model.Request) iter.Seq2[model.Chunk, error] {
 	return func(yield func(model.Chunk, error) bool) {
@@ -106,6 +109,15 @@ func (m *Model) plan(req *model.Request) []model.Chunk {
 		return m.callTool("calculate", string(args),
 			fmt.Sprintf("The user wants %s worked out. Arithmetic is exactly what the calculate tool is for, so I will not guess.", expr))
 	}
+	if loc := noteWords.FindStringIndex(prompt); loc != nil && offered("save_note") {
+		note := strings.TrimSpace(prompt[loc[1]:])
+		if note == "" {
+			note = prompt
+		}
+		args, _ := json.Marshal(map[string]string{"text": note})
+		return m.callTool("save_note", string(args),
+			"The user wants a note saved. Saving changes something, so the runtime will ask them before the tool runs.")
+	}
 	if timeWords.MatchString(prompt) && offered("get_time") {
 		return m.callTool("get_time", `{}`, "The user asks about the time. I cannot know it myself; the get_time tool can.")
 	}
@@ -117,6 +129,9 @@ func (m *Model) plan(req *model.Request) []model.Chunk {
 		"but I stream like a real model, so you can watch the runtime work. You said: %q.", prompt)
 	if len(tools) > 0 {
 		text += fmt.Sprintf(" I can use these tools: %s. Ask me to calculate 12*(3+4), or what time it is.", strings.Join(tools, ", "))
+		if offered("save_note") {
+			text += " Or ask me to save a note: I will ask for your permission first."
+		}
 	} else {
 		text += " No tools were offered to me, so I can only talk."
 	}

@@ -57,6 +57,31 @@ func Tools(now func() time.Time) ([]tool.Tool, error) {
 	return []tool.Tool{calc, clock}, nil
 }
 
+// NoteInput is the save_note tool's argument.
+type NoteInput struct {
+	Text string `json:"text" jsonschema:"description=The note to save"`
+}
+
+// SaveNote returns the save_note tool: it hands each note to save (which
+// may be nil: the note is then only acknowledged). It is not read-only —
+// saving changes something — so in the default permission mode the agent
+// asks the user before it runs, which is how the demo shows a reply
+// parked on a confirmation and resumed.
+func SaveNote(save func(ctx context.Context, text string) error) (tool.Tool, error) {
+	return tool.Func("save_note", "Save a note for the user (asks the user first).",
+		func(ctx context.Context, in NoteInput) (string, error) {
+			if strings.TrimSpace(in.Text) == "" {
+				return "", errors.New("the note is empty")
+			}
+			if save != nil {
+				if err := save(ctx, in.Text); err != nil {
+					return "", err
+				}
+			}
+			return fmt.Sprintf("saved the note %q", in.Text), nil
+		})
+}
+
 // ErrExpression is returned for an expression Evaluate cannot read.
 var ErrExpression = errors.New("invalid expression")
 

@@ -1,0 +1,162 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/model/scripted"
+	"github.com/agentscope-go/agentscope/server"
+	"github.com/agentscope-go/agentscope/session"
+)
+
+// Every bad request gets its documented 4xx, and neither the parked
+// session it aims at nor another user's session changes.
+func TestBadInputs(t *testing.T) {
+	e := newEnv(t, []scripted.Turn{noteTurn, doneTurn}, func(c *server.Config) { c.MaxBodyBytes = 64 << 10 })
+	sid := e.createSession()
+	s := e.openStream(sid, "")
+	if r := e.chat(sid, userMsg("note")); r.code != 200 {
+		t.Fatal(r.body)
+	}
+	parked := s.until(event.TypeRequireUserConfirm)
+	good := confirmJSON2(t, parked)
+	bob, err := e.store.CreateSession(context.Background(), session.NewSession{UserID: "bob", AgentID: "a1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := func(sessionID, input string) string {
+		return fmt.Sprintf(`{"agent_id":"a1","session_id":%q,"input":%s}`, sessionID, input)
+	}
+	replyID := parked[0].ev.(*event.ReplyStart).ReplyID
+	unknownCall := strings.Replace(good, `"id":"c1"`, `"id":"nope"`, 1)
+	otherReply := strings.Replace(good, replyID, "0123456789abcdef0123456789abcdef", 1)
+	external := fmt.Sprintf(`{"type":"EXTERNAL_EXECUTION_RESULT","reply_id":%q,"execution_results":[{"type":"tool_result","id":"c1","name":"save_note","output":"x","state":"success"}]}`, replyID)
+	big := chat(sid, userMsg(strings.Repeat("x", 100<<10)))
+
+	type tc struct {
+		name               string
+		method, path, user string
+		body, ctype        string
+		hdr                []string
+		want               int
+	}
+	cases := []tc{
+		{"malformed JSON", "POST", "/chat/", user, `{"agent_id":`, "", nil, 422},
+		{"wrong content type", "POST", "/chat/", user, chat(sid, userMsg("x")), "text/plain", nil, 422},
+		{"body is a list", "POST", "/chat/", user, `[]`, "", nil, 422},
+		{"body is a string", "POST", "/chat/", user, `"hi"`, "", nil, 422},
+		{"missing agent_id", "POST", "/chat/", user, fmt.Sprintf(`{"session_id":%q,"input":%s}`, sid, userMsg("x")), "", nil, 422},
+		{"agent_id not a string", "POST", "/chat/", user, fmt.Sprintf(`{"agent_id":1,"session_id":%q,"input":%s}`, sid, userMsg("x")), "", nil, 422},
+		{"missing session_id", "POST", "/chat/", user, fmt.Sprintf(`{"agent_id":"a1","input":%s}`, userMsg("x")), "", nil, 422},
+		{"missing input", "POST", "/chat/", user, fmt.Sprintf(`{"agent_id":"a1","session_id":%q}`, sid), "", nil, 422},
+		{"null input", "POST", "/chat/", user, chat(sid, "null"), "", nil, 422},
+		{"empty list input", "POST", "/chat/", user, chat(sid, "[]"), "", nil, 422},
+		{"assistant message input", "POST", "/chat/", user, chat(sid, `{"name":"a","role":"assistant","content":[{"type":"text","text":"x"}]}`), "", nil, 422},
+		{"unknown event type", "POST", "/chat/", user, chat(sid, `{"type":"NOPE","reply_id":"x"}`), "", nil, 422},
+		{"event that is not an input", "POST", "/chat/", user, chat(sid, fmt.Sprintf(`{"type":"REPLY_START","session_id":%q,"reply_id":"r","name":"n","role":"assistant"}`, sid)), "", nil, 422},
+		{"unknown block type", "POST", "/chat/", user, chat(sid, `{"name":"u","role":"user","content":[{"type":"video","text":"x"}]}`), "", nil, 422},
+		{"input a number", "POST", "/chat/", user, chat(sid, "42"), "", nil, 422},
+		{"unknown session", "POST", "/chat/", user, chat("nosuchsession", userMsg("x")), "", nil, 404},
+		{"another user's session", "POST", "/chat/", user, chat(bob.ID, userMsg("x")), "", nil, 404},
+		{"unknown agent", "POST", "/chat/", user, fmt.Sprintf(`{"agent_id":"zz","session_id":%q,"input":%s}`, sid, userMsg("x")), "", nil, 404},
+		{"user message while parked", "POST", "/chat/", user, chat(sid, userMsg("x")), "", nil, 422},
+		{"confirm of an unknown tool call", "POST", "/chat/", user, chat(sid, unknownCall), "", nil, 422},
+		{"confirm for another reply", "POST", "/chat/", user, chat(sid, otherReply), "", nil, 422},
+		{"empty confirm_results", "POST", "/chat/", user, chat(sid, fmt.Sprintf(`{"type":"USER_CONFIRM_RESULT","reply_id":%q,"confirm_results":[]}`, replyID)), "", nil, 422},
+		{"external result while asking", "POST", "/chat/", user, chat(sid, external), "", nil, 422},
+		{"oversize body", "POST", "/chat/", user, big, "", nil, 413},
+		{"missing X-User-ID", "GET", "/sessions/" + sid + "/status", "-", "", "", nil, 422},
+		{"empty X-User-ID", "GET", "/sessions/" + sid + "/status", "", "", "", nil, 401},
+		{"status of an unknown session", "GET", "/sessions/nope/status", user, "", "", nil, 404},
+		{"status of another user's session", "GET", "/sessions/" + bob.ID + "/status", user, "", "", nil, 404},
+		{"messages limit 0", "GET", "/sessions/" + sid + "/messages?limit=0", user, "", "", nil, 422},
+		{"messages limit 201", "GET", "/sessions/" + sid + "/messages?limit=201", user, "", "", nil, 422},
+		{"messages limit not a number", "GET", "/sessions/" + sid + "/messages?limit=ten", user, "", "", nil, 422},
+		{"messages of another user's session", "GET", "/sessions/" + bob.ID + "/messages", user, "", "", nil, 404},
+		{"messages before an unknown id", "GET", "/sessions/" + sid + "/messages?before=nope", user, "", "", nil, 404},
+		{"stream with a bad Last-Event-ID", "GET", "/sessions/" + sid + "/stream", user, "", "", []string{"Last-Event-ID", "abc"}, 422},
+		{"stream with a negative since", "GET", "/sessions/" + sid + "/stream?since=-1", user, "", "", nil, 422},
+		{"stream of another user's session", "GET", "/sessions/" + bob.ID + "/stream", user, "", "", nil, 404},
+		{"interrupt of another user's session", "POST", "/sessions/" + bob.ID + "/interrupt", user, "", "", nil, 404},
+		{"delete of another user's session", "DELETE", "/sessions/" + bob.ID, user, "", "", nil, 404},
+		{"patch of another user's session", "PATCH", "/sessions/" + bob.ID, user, `{"name":"x"}`, "", nil, 404},
+		{"patch with a non-string name", "PATCH", "/sessions/" + sid, user, `{"name":5}`, "", nil, 422},
+		{"create for an unknown agent", "POST", "/sessions/", user, `{"agent_id":"zz"}`, "", nil, 404},
+		{"create without agent_id", "POST", "/sessions/", user, `{}`, "", nil, 422},
+		{"wrong method", "PUT", "/chat/", user, `{}`, "", nil, 405},
+		{"wrong method on a session", "POST", "/sessions/" + sid + "/status", user, `{}`, "", nil, 405},
+		{"unknown route", "GET", "/nope", user, "", "", nil, 404},
+	}
+	k := session.Key{UserID: user, SessionID: sid}
+	before, bobBefore := e.snap(sid), bobSnap(t, e, bob.ID)
+	for _, c := range cases {
+		hdr := append([]string{}, c.hdr...)
+		if c.ctype != "" {
+			hdr = append(hdr, "Content-Type", c.ctype)
+		}
+		r := e.do(c.method, c.path, c.user, c.body, hdr...)
+		if r.code != c.want {
+			t.Errorf("%s: %d %s, want %d", c.name, r.code, r.body, c.want)
+			continue
+		}
+		if !strings.HasPrefix(r.body, `{"detail":`) {
+			t.Errorf("%s: body %s is not {\"detail\"}", c.name, r.body)
+		}
+		if after := e.snap(sid); after != before {
+			t.Errorf("%s changed the session: %+v -> %+v", c.name, before, after)
+		}
+		if after := bobSnap(t, e, bob.ID); after != bobBefore {
+			t.Errorf("%s changed bob's session: %+v -> %+v", c.name, bobBefore, after)
+		}
+	}
+	if n, _ := e.store.PendingInputs(context.Background(), k); n != 0 {
+		t.Fatalf("%d inputs left pending", n)
+	}
+	// The parked reply still resumes.
+	if r := e.chat(sid, good); r.code != 200 {
+		t.Fatalf("good confirm after the bad ones: %d %s", r.code, r.body)
+	}
+	s.until(event.TypeReplyEnd)
+	if e.notes.Load() != 1 {
+		t.Fatalf("save_note ran %d times", e.notes.Load())
+	}
+}
+
+func bobSnap(t *testing.T, e *env, sid string) snapshot {
+	k := session.Key{UserID: "bob", SessionID: sid}
+	ctx := context.Background()
+	last, _ := e.store.LastSeq(ctx, k)
+	st, _ := e.store.LoadState(ctx, k)
+	page, err := e.store.ListMessages(ctx, k, session.MessageQuery{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := e.store.GetSession(ctx, k)
+	return snapshot{last, st.Version, len(page.Messages), rec.Name}
+}
+
+// A token, when configured, is required on every route but /health.
+func TestToken(t *testing.T) {
+	e := newEnv(t, nil, func(c *server.Config) { c.Token = "s3cret" })
+	if r := e.do("GET", "/agent/", user, ""); r.code != 401 {
+		t.Fatalf("no token: %d", r.code)
+	}
+	if r := e.do("GET", "/agent/", user, "", "Authorization", "Bearer wrong"); r.code != 401 {
+		t.Fatalf("wrong token: %d", r.code)
+	}
+	if r := e.do("POST", "/sessions/", user, `{"agent_id":"a1"}`); r.code != 401 {
+		t.Fatalf("create without a token: %d", r.code)
+	}
+	if n, _, _ := e.store.ListSessions(context.Background(), session.ListQuery{UserID: user}); len(n) != 0 {
+		t.Fatal("a session was created without the token")
+	}
+	if r := e.do("GET", "/agent/", user, "", "Authorization", "Bearer s3cret"); r.code != 200 {
+		t.Fatalf("good token: %d", r.code)
+	}
+	if r := e.do("GET", "/health", "-", ""); r.code != 200 {
+		t.Fatalf("health: %d", r.code)
+	}
+}

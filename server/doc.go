@@ -1,0 +1,72 @@
+// Package server is agentscope-go's HTTP API: the reference service's
+// routes, bodies and codes (sessions, POST /chat/, one SSE stream per
+// session, interrupt, messages, status) over a durable session.Store.
+//
+// A run answers one input of one session. It holds the session's lease
+// (at most one run per session, across every process on the store), takes
+// its input from the store's input queue (persisted before the run
+// starts), appends every event to the session's log before publishing it,
+// and saves the reply and the AgentState before it releases the lease.
+// The agent is rebuilt from the stored state for each run, so a parked
+// reply is only rows in the store: no goroutine, no lock, no memory.
+//
+// Events reach clients only through GET /sessions/{id}/stream. Each frame
+// carries the event's log sequence ("id: <seq>"), so a client reconnects
+// with Last-Event-ID (or ?since=) and gets exactly what it missed, from
+// the log, then the live feed; the handler subscribes before it reads the
+// log and skips sequences it has sent. A client that falls behind its
+// bounded buffer is cut rather than buffered without bound.
+//
+// A run writes its events with a group commit: a per-run writer takes all
+// the events available, appends them in one AppendEvents call, then
+// publishes them. The batch holding the run's last event (REPLY_END or a
+// park) is published only after the reply is persisted and the lease
+// released, so a client that sees it finds the reply in GET /messages and
+// may post the next input at once.
+//
+// # Why not River
+//
+// The issue suggested River (github.com/riverqueue/river) as the job
+// engine for run triggers. It does not fit the latency budget
+// (service.md §6: POST /chat/ → first event ≤ 1 ms p50 on SQLite): River
+// hands a job to a worker by polling (FetchPollInterval, 1 s by default;
+// its SQLite driver has no other way) or by Postgres LISTEN/NOTIFY, a
+// round trip of milliseconds to hundreds of them, where our run starts in
+// the request that posted its input; and its open-source edition has no
+// per-key concurrency limit, so "one run per session" would still need
+// our own lock. Its
+// default rescue of a job whose worker died comes after an hour, where
+// the spec wants seconds. The discipline River offers is kept on the
+// store we have: an atomic lease claim with a TTL renewed while the run
+// lasts, inputs claimed under the lease and marked done at the end, and a
+// rescue (at start and every RescueInterval) of sessions whose lease
+// expired with an input claimed and not done.
+//
+// # Rescue of a run that died
+//
+// A run that died (the process was killed) leaves its input claimed and
+// its lease unreleased; the saved state is the one before the run, and
+// the log holds the run's events. The rescue folds the dead reply's
+// events into its message, answers every open tool call with an
+// interrupted result, writes REPLY_END(interrupted), and saves the
+// message into the transcript and the state's context. The agent package
+// has no entry point to close a reply cut mid-run from its partial
+// message, so this patch of the state is the server's: it does not add
+// the agent's interruption message or keep the reply's iteration count.
+//
+// # Deviations from the reference
+//
+//   - GET /health needs no token and no X-User-ID, so a load balancer can
+//     probe it; it tells nothing about any session.
+//   - POST /agent/ is not served (405): agents come from Config.Agents.
+//   - POST /chat/ refuses, with a 4xx and nothing stored, what the
+//     reference accepts and then fails (service.md §1.10): an unknown or
+//     foreign session or agent (404), null or an empty list, a message
+//     that is not the user's, another event type (422), a resume that does
+//     not fit the parked reply — nothing parked, an unknown tool-call id,
+//     another reply's id, an empty result list (422) — and a run already
+//     active (409). A resume re-emits REPLY_START with the parked reply's
+//     id only once the agent accepted it.
+//   - SSE frames carry "id:" lines and honour Last-Event-ID and ?since=
+//     across runs and restarts: the log is kept for the session's life.
+package server

@@ -1,0 +1,87 @@
+package server_test
+
+import (
+	"bufio"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/model/scripted"
+	"github.com/agentscope-go/agentscope/server"
+	"github.com/agentscope-go/agentscope/session/memory"
+	"github.com/agentscope-go/agentscope/state"
+)
+
+// A server on the in-memory store with one agent: create a session, open
+// its stream, post a message, and read the reply's events.
+func ExampleNew() {
+	m := scripted.New("scripted", []scripted.Turn{scripted.Stream(scripted.Text("Hi there!"))})
+	srv, err := server.New(server.Config{
+		Store: memory.New(memory.Config{}),
+		Agents: []server.Agent{{ID: "helper", Name: "assistant", New: func(st *state.AgentState) (*agent.Agent, error) {
+			return agent.New(agent.Config{Name: "assistant", Model: m, State: st, RuntimeState: agent.RuntimeStateConfig{Disabled: true}})
+		}}},
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+
+	call := func(method, path, body string) *http.Response {
+		req, _ := http.NewRequest(method, hs.URL+path, strings.NewReader(body))
+		req.Header.Set("X-User-ID", "alice")
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			panic(err)
+		}
+		return res
+	}
+	res := call("POST", "/sessions/", `{"agent_id":"helper"}`)
+	var sid string
+	fmt.Sscanf(readAll(res), `{"session_id":%q}`, &sid)
+
+	stream := call("GET", "/sessions/"+sid+"/stream", "")
+	defer stream.Body.Close()
+	res = call("POST", "/chat/", `{"agent_id":"helper","session_id":"`+sid+`","input":{"role":"user","name":"alice","content":[{"type":"text","text":"hello"}]}}`)
+	fmt.Println(res.StatusCode)
+	res.Body.Close()
+
+	lines := bufio.NewScanner(stream.Body)
+	for lines.Scan() {
+		line := lines.Text()
+		if strings.HasPrefix(line, "id: ") {
+			fmt.Print(line[4:], " ")
+		}
+		if strings.HasPrefix(line, "data: ") {
+			typ := line[strings.Index(line, `"type":"`)+8:]
+			typ = typ[:strings.IndexByte(typ, '"')]
+			fmt.Println(typ)
+			if typ == "REPLY_END" {
+				break
+			}
+		}
+	}
+	// Output:
+	// 200
+	// 1 REPLY_START
+	// 2 MODEL_CALL_START
+	// 3 TEXT_BLOCK_START
+	// 4 TEXT_BLOCK_DELTA
+	// 5 TEXT_BLOCK_END
+	// 6 MODEL_CALL_END
+	// 7 REPLY_END
+}
+
+func readAll(res *http.Response) string {
+	defer res.Body.Close()
+	var b strings.Builder
+	bufio.NewReader(res.Body).WriteTo(&b)
+	return b.String()
+}

@@ -1,0 +1,341 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/model/scripted"
+	"github.com/agentscope-go/agentscope/server"
+	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/session/sqlite"
+	"github.com/agentscope-go/agentscope/state"
+	"github.com/agentscope-go/agentscope/tool"
+)
+
+const user = "alice"
+
+// env is a server on a real SQLite file behind a real HTTP listener, with
+// an agent on a scripted model and two tools: save_note (asks first) and
+// wait (runs until cancelled).
+type env struct {
+	t     testing.TB
+	store *sqlite.Store
+	srv   *server.Server
+	hs    *httptest.Server
+	model *scripted.Model
+	notes atomic.Int32 // save_note runs
+	// waiting gets a value each time the wait tool starts.
+	waiting chan struct{}
+}
+
+func newEnv(t testing.TB, turns []scripted.Turn, edit func(*server.Config)) *env {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "test.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, store: st, model: scripted.New("scripted", turns), waiting: make(chan struct{}, 16)}
+	cfg := server.Config{Store: st, Agents: []server.Agent{{ID: "a1", Name: "assistant", Description: "test agent", New: e.newAgent}},
+		Heartbeat: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)}
+	if edit != nil {
+		edit(&cfg)
+	}
+	e.srv, err = server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.hs = httptest.NewServer(e.srv)
+	t.Cleanup(func() {
+		e.hs.CloseClientConnections()
+		if err := e.srv.Close(); err != nil {
+			t.Error(err)
+		}
+		e.hs.Close()
+		st.Close()
+	})
+	return e
+}
+
+func (e *env) newAgent(st *state.AgentState) (*agent.Agent, error) {
+	note, err := tool.Func("save_note", "Save a note.", func(ctx context.Context, in struct {
+		Text string `json:"text"`
+	}) (string, error) {
+		e.notes.Add(1)
+		return "saved: " + in.Text, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	wait, err := tool.New("wait", "Wait until cancelled.", json.RawMessage(`{"type":"object","properties":{}}`),
+		func(ctx context.Context, _ map[string]any) iter.Seq2[tool.Chunk, error] {
+			return func(yield func(tool.Chunk, error) bool) {
+				e.waiting <- struct{}{}
+				<-ctx.Done()
+				yield(tool.Chunk{}, ctx.Err())
+			}
+		}, tool.ReadOnly())
+	if err != nil {
+		return nil, err
+	}
+	tk, err := tool.NewToolkit([]tool.Tool{note, wait})
+	if err != nil {
+		return nil, err
+	}
+	return agent.New(agent.Config{Name: "assistant", Model: e.model, Toolkit: tk, State: st,
+		RuntimeState: agent.RuntimeStateConfig{Disabled: true}, Logger: slog.New(slog.DiscardHandler)})
+}
+
+// response is one HTTP answer.
+type response struct {
+	code int
+	body string
+}
+
+func (r response) json(t testing.TB) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(r.body), &v); err != nil {
+		t.Fatalf("body %q: %v", r.body, err)
+	}
+	return v
+}
+
+// do sends one request as user u (no X-User-ID header when u is "-").
+func (e *env) do(method, path, u, body string, hdr ...string) response {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.hs.URL+path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if u != "-" {
+		req.Header.Set("X-User-ID", u)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := e.hs.Client().Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return response{res.StatusCode, string(b)}
+}
+
+func (e *env) createSession() string {
+	e.t.Helper()
+	r := e.do("POST", "/sessions/", user, `{"agent_id":"a1"}`)
+	if r.code != 201 {
+		e.t.Fatalf("create session: %d %s", r.code, r.body)
+	}
+	return r.json(e.t)["session_id"].(string)
+}
+
+func (e *env) chat(sid, input string) response {
+	e.t.Helper()
+	return e.do("POST", "/chat/", user, fmt.Sprintf(`{"agent_id":"a1","session_id":%q,"input":%s}`, sid, input))
+}
+
+func userMsg(text string) string {
+	return fmt.Sprintf(`{"name":"user","role":"user","content":[{"type":"text","text":%q}]}`, text)
+}
+
+func (e *env) status(sid string) string {
+	e.t.Helper()
+	r := e.do("GET", "/sessions/"+sid+"/status", user, "")
+	if r.code != 200 {
+		e.t.Fatalf("status: %d %s", r.code, r.body)
+	}
+	return r.json(e.t)["status"].(string)
+}
+
+// sseEvent is one SSE frame.
+type sseEvent struct {
+	seq int64
+	ev  event.Event
+	raw string
+}
+
+// stream is one open SSE connection.
+type stream struct {
+	t      testing.TB
+	res    *http.Response
+	events chan sseEvent
+	beats  atomic.Int32
+	done   chan struct{}
+	cancel context.CancelFunc
+}
+
+// openStream connects to the session's stream; hdr are extra headers.
+func (e *env) openStream(sid, query string, hdr ...string) *stream {
+	e.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.hs.URL+"/sessions/"+sid+"/stream"+query, nil)
+	req.Header.Set("X-User-ID", user)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := e.hs.Client().Do(req)
+	if err != nil {
+		cancel()
+		e.t.Fatal(err)
+	}
+	if res.StatusCode != 200 {
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		cancel()
+		e.t.Fatalf("stream: %d %s", res.StatusCode, b)
+	}
+	s := &stream{t: e.t, res: res, events: make(chan sseEvent, 1<<16), done: make(chan struct{}), cancel: cancel}
+	go s.read()
+	e.t.Cleanup(s.close)
+	return s
+}
+
+func (s *stream) read() {
+	defer close(s.done)
+	defer close(s.events)
+	br := bufio.NewReader(s.res.Body)
+	var seq int64 = -1
+	var data string
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return
+		}
+		line = strings.TrimSuffix(line, "\n")
+		switch {
+		case line == "":
+			if data != "" {
+				ev, err := event.Decode([]byte(data))
+				if err != nil {
+					panic(fmt.Sprintf("bad event %s: %v", data, err))
+				}
+				s.events <- sseEvent{seq, ev, data}
+			}
+			seq, data = -1, ""
+		case line == ":":
+			s.beats.Add(1)
+		case strings.HasPrefix(line, "id: "):
+			seq, _ = strconv.ParseInt(line[4:], 10, 64)
+		case strings.HasPrefix(line, "data: "):
+			data = line[6:]
+		}
+	}
+}
+
+func (s *stream) close() {
+	s.cancel()
+	s.res.Body.Close()
+	<-s.done
+}
+
+// next returns the next event, failing after a timeout.
+func (s *stream) next() sseEvent {
+	s.t.Helper()
+	select {
+	case ev, ok := <-s.events:
+		if !ok {
+			s.t.Fatal("stream closed")
+		}
+		return ev
+	case <-time.After(10 * time.Second):
+		s.t.Fatal("no event within 10s")
+	}
+	return sseEvent{}
+}
+
+// until reads events up to and including the first of type t.
+func (s *stream) until(t event.Type) []sseEvent {
+	s.t.Helper()
+	var out []sseEvent
+	for {
+		ev := s.next()
+		out = append(out, ev)
+		if ev.ev.Type() == t {
+			return out
+		}
+	}
+}
+
+func types(evs []sseEvent) string {
+	var b []string
+	for _, e := range evs {
+		b = append(b, string(e.ev.Type()))
+	}
+	return strings.Join(b, " ")
+}
+
+// checkSeqs fails unless the sequences run from first without a gap.
+func checkSeqs(t testing.TB, evs []sseEvent, first int64) {
+	t.Helper()
+	for i, e := range evs {
+		if e.seq != first+int64(i) {
+			t.Fatalf("event %d (%s) has seq %d, want %d", i, e.ev.Type(), e.seq, first+int64(i))
+		}
+	}
+}
+
+// snapshot is what a refused request must leave unchanged.
+type snapshot struct {
+	lastSeq  int64
+	version  int64
+	messages int
+	status   string
+}
+
+func (e *env) snap(sid string) snapshot {
+	e.t.Helper()
+	k := session.Key{UserID: user, SessionID: sid}
+	ctx := context.Background()
+	last, err := e.store.LastSeq(ctx, k)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	st, err := e.store.LoadState(ctx, k)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	page, err := e.store.ListMessages(ctx, k, session.MessageQuery{Limit: 1000})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return snapshot{last, st.Version, len(page.Messages), e.status(sid)}
+}
+
+// waitStatus polls the status until it is want.
+func (e *env) waitStatus(sid, want string) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := e.status(sid)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("status %s, want %s", got, want)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+var _ = sync.Mutex{}

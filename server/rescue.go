@@ -1,0 +1,225 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/state"
+)
+
+// crashNotice is the text of the result the server gives a tool call its
+// dead run left unanswered.
+const crashNotice = "The server stopped while this tool call was running; it was interrupted."
+
+// rescueAll closes what dead runs left behind: every session the store
+// reports with no live lease and an input not done or a lease never
+// released.
+func (s *Server) rescueAll(ctx context.Context) {
+	keys, err := s.store.Recoverable(ctx, 100)
+	if err != nil {
+		s.log.Error("server: list recoverable sessions", "err", err)
+		return
+	}
+	for _, k := range keys {
+		if err := s.rescue(ctx, k); err != nil && !errors.Is(err, errRunning) {
+			s.log.Error("server: rescue", "session", k.SessionID, "err", err)
+		}
+	}
+}
+
+// rescue claims one session, closes its leftovers and frees it.
+func (s *Server) rescue(ctx context.Context, k session.Key) error {
+	r := &run{s: s, key: k, done: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancel(ctx)
+	s.mu.Lock()
+	if s.closed || s.runs[k] != nil {
+		s.mu.Unlock()
+		r.cancel()
+		return errRunning
+	}
+	s.runs[k] = r
+	s.runsWG.Add(1)
+	s.mu.Unlock()
+	defer func() {
+		r.cancel()
+		s.mu.Lock()
+		delete(s.runs, k)
+		s.mu.Unlock()
+		close(r.done)
+		s.runsWG.Done()
+	}()
+	if _, err := s.store.AcquireLease(ctx, k, s.cfg.Owner, s.cfg.LeaseTTL); err != nil {
+		if errors.Is(err, session.ErrLeased) {
+			return errRunning
+		}
+		return err
+	}
+	err := s.recoverLeftovers(ctx, k)
+	if rerr := s.store.ReleaseLease(context.WithoutCancel(ctx), k, s.cfg.Owner); rerr != nil {
+		err = errors.Join(err, rerr)
+	}
+	return err
+}
+
+// recoverLeftovers runs under the session's lease before anything else
+// does: it takes the inputs a dead run left. One claimed before (its run
+// died) has its reply closed as interrupted; one never claimed (the
+// process died before its run started, and its client got no answer) is
+// dropped. Neither is run again, so no tool runs twice.
+func (s *Server) recoverLeftovers(ctx context.Context, k session.Key) error {
+	var crashed *session.Input
+	for {
+		in, err := s.store.ClaimInput(ctx, k, s.cfg.Owner)
+		if errors.Is(err, session.ErrNoInput) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if in.Attempts > 1 {
+			crashed = &in
+		}
+		if err := s.store.CompleteInput(ctx, k, in.ID); err != nil {
+			return err
+		}
+	}
+	if crashed == nil {
+		return nil
+	}
+	s.log.Warn("server: closing a reply whose run died", "session", k.SessionID, "input", crashed.ID)
+	return s.closeDangling(ctx, k, crashed.JSON)
+}
+
+// closeDangling closes the last reply of the log when its run died in the
+// middle: it rebuilds the reply's message by folding its events, answers
+// its open tool calls as interrupted, writes REPLY_END(interrupted), and
+// saves the message into the transcript and the state's context.
+//
+// The agent has no entry point for this (see the package documentation),
+// so the state is patched here: the reply's message replaces the stored
+// one (or is appended after the run's input messages).
+func (s *Server) closeDangling(ctx context.Context, k session.Key, rawInput json.RawMessage) error {
+	var (
+		replyID, name, sessionID, created string
+		events                            []event.Event
+		lastType                          event.Type
+	)
+	for after := int64(0); ; {
+		page, err := s.store.ReadEvents(ctx, k, after, replayPage)
+		if err != nil {
+			return err
+		}
+		for _, e := range page {
+			after = e.Seq
+			ev, err := event.Decode(e.JSON)
+			if err != nil {
+				continue
+			}
+			if st, ok := ev.(*event.ReplyStart); ok && st.ReplyID != replyID {
+				replyID, name, sessionID, created, events = st.ReplyID, st.Name, st.SessionID, st.CreatedAt, nil
+			}
+			if rid, ok := event.ReplyIDOf(ev); ok && rid == replyID && replyID != "" {
+				events = append(events, ev)
+				lastType = ev.Type()
+			}
+		}
+		if len(page) < replayPage {
+			break
+		}
+	}
+	switch lastType {
+	case "", event.TypeReplyEnd, event.TypeRequireUserConfirm, event.TypeRequireExternalExecution:
+		return nil // the last reply ended or parked: nothing is open
+	}
+	reply, err := message.AssistantMsg(name, nil, message.WithID(replyID), message.WithCreatedAt(created))
+	if err != nil {
+		return err
+	}
+	for _, ev := range events {
+		if _, ok := ev.(*event.ReplyStart); ok {
+			continue
+		}
+		if err := reply.AppendEvent(ev); err != nil {
+			s.log.Warn("server: fold a dead run's event", "session", k.SessionID, "type", ev.Type(), "err", err)
+		}
+	}
+	var closing []event.Event
+	results := map[string]*block.ToolResult{}
+	for _, b := range reply.Content {
+		if r, ok := b.(*block.ToolResult); ok {
+			results[r.ID] = r
+		}
+	}
+	for _, b := range reply.Content {
+		c, ok := b.(*block.ToolCall)
+		if !ok {
+			continue
+		}
+		res := results[c.ID]
+		if res != nil && res.State != block.ResultRunning && res.State != "" {
+			continue // answered
+		}
+		if res == nil {
+			closing = append(closing, &event.ToolResultStart{ReplyID: replyID, ToolCallID: c.ID, ToolCallName: c.Name})
+		}
+		closing = append(closing,
+			&event.ToolResultTextDelta{ReplyID: replyID, ToolCallID: c.ID, Delta: crashNotice},
+			&event.ToolResultEnd{ReplyID: replyID, ToolCallID: c.ID, State: block.ResultInterrupted})
+	}
+	closing = append(closing, &event.ReplyEnd{SessionID: sessionID, ReplyID: replyID, FinishedReason: event.ReplyInterrupted})
+	batch := make([]json.RawMessage, len(closing))
+	for i, ev := range closing {
+		event.Stamp(ev, nil)
+		if err := reply.AppendEvent(ev); err != nil {
+			return fmt.Errorf("server: fold the closing events: %w", err)
+		}
+		batch[i] = ev.AppendJSON(nil)
+	}
+
+	// The state and the transcript first, then the events that announce
+	// the close.
+	saved, err := s.store.LoadState(ctx, k)
+	if err != nil {
+		return err
+	}
+	st := state.New(nil)
+	st.SessionID = k.SessionID
+	if saved.JSON != nil {
+		if st, err = state.Decode(saved.JSON, nil); err != nil {
+			return err
+		}
+	}
+	if t := st.Tail(); t != nil && t.ID == replyID {
+		st.Context[len(st.Context)-1] = reply
+	} else {
+		if in, err := parseInput(rawInput, true); err == nil && in.kind == inputMsgs {
+			for _, m := range in.msgs {
+				st.Context = append(st.Context, m)
+			}
+		}
+		st.Context = append(st.Context, reply)
+	}
+	st.Reply = state.ReplyContext{ReplyID: replyID}
+	if _, err := s.store.SaveState(ctx, k, saved.Version, st.AppendJSON(nil)); err != nil {
+		return err
+	}
+	if err := s.store.UpsertMessages(ctx, k, []session.Message{{ID: replyID, JSON: reply.AppendJSON(nil)}}); err != nil {
+		return err
+	}
+	first, err := s.store.AppendEvents(ctx, k, batch)
+	if err != nil {
+		return err
+	}
+	frames := make([]frame, len(batch))
+	for i, js := range batch {
+		frames[i] = newFrame(first+int64(i), js)
+	}
+	s.hub.publish(k, frames)
+	return nil
+}

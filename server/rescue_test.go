@@ -1,0 +1,109 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/model/scripted"
+	"github.com/agentscope-go/agentscope/server"
+	"github.com/agentscope-go/agentscope/session"
+)
+
+// A run that died in the middle of a tool call (its lease expired, its
+// input claimed and not done) is closed as interrupted when the server
+// starts: the call answered, REPLY_END(interrupted), the reply in the
+// transcript and the state; the session then takes new input.
+func TestRescueDeadRun(t *testing.T) {
+	var sid, replyID string
+	e := newEnv(t, []scripted.Turn{textTurn}, func(c *server.Config) {
+		ctx := context.Background()
+		st := c.Store
+		rec, err := st.CreateSession(ctx, session.NewSession{UserID: user, AgentID: "a1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sid = rec.ID
+		k := session.Key{UserID: user, SessionID: sid}
+		if _, err := st.AcquireLease(ctx, k, "dead-process", 100*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		in := "[" + userMsg("wait") + "]"
+		if _, err := st.EnqueueInput(ctx, k, json.RawMessage(in)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.ClaimInput(ctx, k, "dead-process"); err != nil {
+			t.Fatal(err)
+		}
+		replyID = "r0123456789abcdef0123456789abcde"
+		evs := []event.Event{
+			&event.ReplyStart{SessionID: sid, ReplyID: replyID, Name: "assistant"},
+			&event.ModelCallStart{ReplyID: replyID, ModelName: "scripted"},
+			&event.ToolCallStart{ReplyID: replyID, ToolCallID: "w1", ToolCallName: "wait"},
+			&event.ToolCallDelta{ReplyID: replyID, ToolCallID: "w1", Delta: "{}"},
+			&event.ToolCallEnd{ReplyID: replyID, ToolCallID: "w1"},
+			&event.ModelCallEnd{ReplyID: replyID},
+			&event.ToolResultStart{ReplyID: replyID, ToolCallID: "w1", ToolCallName: "wait"},
+		}
+		var batch []json.RawMessage
+		for _, ev := range evs {
+			event.Stamp(ev, nil)
+			batch = append(batch, event.Marshal(ev))
+		}
+		if _, err := st.AppendEvents(ctx, k, batch); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(120 * time.Millisecond) // the lease expires
+	})
+	k := session.Key{UserID: user, SessionID: sid}
+	evs, err := e.store.ReadEvents(context.Background(), k, 7, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range evs {
+		d, err := event.Decode(ev.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(d.Type()))
+		if end, ok := d.(*event.ToolResultEnd); ok && end.State != block.ResultInterrupted {
+			t.Fatalf("tool result %s", end.State)
+		}
+		if end, ok := d.(*event.ReplyEnd); ok && end.FinishedReason != event.ReplyInterrupted {
+			t.Fatalf("reply end %s", end.FinishedReason)
+		}
+	}
+	if strings.Join(got, " ") != "TOOL_RESULT_TEXT_DELTA TOOL_RESULT_END REPLY_END" {
+		t.Fatalf("closing events %v", got)
+	}
+	if s := e.status(sid); s != "idle" {
+		t.Fatalf("status %s", s)
+	}
+	if n, _ := e.store.PendingInputs(context.Background(), k); n != 0 {
+		t.Fatalf("%d inputs pending", n)
+	}
+	page, _ := e.store.ListMessages(context.Background(), k, session.MessageQuery{Limit: 10})
+	if len(page.Messages) != 1 {
+		t.Fatalf("transcript has %d messages", len(page.Messages))
+	}
+	var reply message.Msg
+	if err := json.Unmarshal(page.Messages[0].JSON, &reply); err != nil || reply.ID != replyID || reply.FinishedReason != event.ReplyInterrupted {
+		t.Fatalf("reply %s", page.Messages[0].JSON)
+	}
+	// The next input runs on the patched state.
+	s := e.openStream(sid, "")
+	if r := e.chat(sid, userMsg("hello")); r.code != 200 {
+		t.Fatalf("chat after rescue: %d %s", r.code, r.body)
+	}
+	next := s.until(event.TypeReplyEnd)
+	if end := next[len(next)-1].ev.(*event.ReplyEnd); end.FinishedReason != event.ReplyCompleted {
+		t.Fatalf("next reply %+v", end)
+	}
+	checkSeqs(t, next, 11)
+}

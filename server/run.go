@@ -1,0 +1,438 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/model"
+	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/state"
+)
+
+// maxBatch bounds one group commit, and so each frame batch a subscriber
+// queues.
+const maxBatch = 256
+
+// run is one reply run of one session in this process.
+type run struct {
+	s      *Server
+	key    session.Key
+	spec   *Agent
+	cancel context.CancelFunc
+	ctx    context.Context
+	done   chan struct{}
+	// started gets nil once the first event is on its way to the log, or
+	// the error that stopped the run before any event.
+	started chan error
+	// firstSeq is the sequence of the run's first event (0 until known).
+	firstSeq atomic.Int64
+
+	in       runInput
+	inputID  int64
+	st       *state.AgentState
+	version  int64
+	renewEnd chan struct{}
+	// reply is the fold of the reply's events: the transcript's message,
+	// as the reference's service keeps it.
+	reply *message.Msg
+}
+
+// startError is a run that could not start, with its HTTP answer.
+type startError struct {
+	code int
+	msg  string
+}
+
+func (e *startError) Error() string { return e.msg }
+
+var errRunning = &startError{http.StatusConflict, "Session is running"}
+
+// startRun claims the session and starts a run for in; it returns once the
+// run has emitted its first event (nil), or failed before any (the state
+// unchanged). A run that emits nothing (an interrupt with nothing parked)
+// also returns nil.
+func (s *Server) startRun(key session.Key, spec *Agent, in runInput) error {
+	ctx := s.base
+	r := &run{s: s, key: key, spec: spec, in: in, done: make(chan struct{}), started: make(chan error, 1), renewEnd: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancel(ctx)
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return &startError{http.StatusServiceUnavailable, "server is shutting down"}
+	case s.runs[key] != nil:
+		s.mu.Unlock()
+		return errRunning
+	}
+	s.runs[key] = r
+	s.runsWG.Add(1)
+	s.mu.Unlock()
+
+	fail := func(err error, leased bool) error {
+		if leased {
+			if rerr := s.store.ReleaseLease(context.WithoutCancel(ctx), key, s.cfg.Owner); rerr != nil {
+				s.log.Warn("server: release lease", "session", key.SessionID, "err", rerr)
+			}
+		}
+		r.cancel()
+		s.mu.Lock()
+		delete(s.runs, key)
+		s.mu.Unlock()
+		close(r.done)
+		s.runsWG.Done()
+		return err
+	}
+	if _, err := s.store.AcquireLease(ctx, key, s.cfg.Owner, s.cfg.LeaseTTL); err != nil {
+		if errors.Is(err, session.ErrLeased) {
+			return fail(errRunning, false)
+		}
+		return fail(err, false)
+	}
+	// A dead run's leftovers are closed before anything new runs on the
+	// session.
+	if err := s.recoverLeftovers(ctx, key); err != nil {
+		return fail(err, true)
+	}
+	queued, err := s.store.EnqueueInput(ctx, key, in.marshal())
+	if err != nil {
+		return fail(err, true)
+	}
+	claimed, err := s.store.ClaimInput(ctx, key, s.cfg.Owner)
+	if err != nil {
+		return fail(err, true)
+	}
+	if claimed.ID != queued.ID {
+		return fail(fmt.Errorf("server: claimed input %d, queued %d", claimed.ID, queued.ID), true)
+	}
+	r.inputID = claimed.ID
+	st, err := s.store.LoadState(ctx, key)
+	if err != nil {
+		s.completeInput(key, r.inputID)
+		return fail(err, true)
+	}
+	r.version = st.Version
+	if st.JSON == nil {
+		r.st = state.New(nil)
+		r.st.SessionID = key.SessionID
+	} else if r.st, err = state.Decode(st.JSON, nil); err != nil {
+		s.completeInput(key, r.inputID)
+		return fail(fmt.Errorf("server: stored state: %w", err), true)
+	}
+	go r.renew()
+	go r.exec()
+	return <-r.started
+}
+
+func (s *Server) completeInput(key session.Key, id int64) {
+	if err := s.store.CompleteInput(context.Background(), key, id); err != nil {
+		s.log.Warn("server: complete input", "session", key.SessionID, "input", id, "err", err)
+	}
+}
+
+// renew keeps the lease while the run lasts; a lease lost to another owner
+// interrupts the run.
+func (r *run) renew() {
+	t := time.NewTicker(r.s.cfg.LeaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.renewEnd:
+			return
+		case <-t.C:
+			if _, err := r.s.store.RenewLease(context.WithoutCancel(r.ctx), r.key, r.s.cfg.Owner, r.s.cfg.LeaseTTL); err != nil {
+				r.s.log.Error("server: renew lease", "session", r.key.SessionID, "err", err)
+				if errors.Is(err, session.ErrNotHeld) {
+					r.cancel()
+				}
+			}
+		}
+	}
+}
+
+// checkResume refuses a resume the agent would accept but the reference's
+// lax spots let through: a reply id that is not the parked reply's.
+func (r *run) checkResume() error {
+	var rid string
+	switch r.in.kind {
+	case inputConfirm:
+		rid = r.in.confirm.ReplyID
+	case inputExternal:
+		rid = r.in.external.ReplyID
+	default:
+		return nil
+	}
+	if r.st.HasAwaitingToolCalls(r.spec.Name) && rid != r.st.Reply.ReplyID {
+		return &startError{http.StatusUnprocessableEntity, fmt.Sprintf("reply_id %q is not the parked reply (%q)", rid, r.st.Reply.ReplyID)}
+	}
+	return nil
+}
+
+// exec runs the reply, then persists it and frees the session.
+func (r *run) exec() {
+	s := r.s
+	bg := context.WithoutCancel(r.ctx)
+	w := newWriter(r)
+	var (
+		first    = true
+		startErr error
+		replyID  string
+		open     bool // a REPLY_START without its REPLY_END
+		ag       *agent.Agent
+		res      agent.Result
+	)
+	defer func() {
+		pending := w.close()
+		if !first {
+			r.persist(bg, ag)
+		}
+		s.completeInput(r.key, r.inputID)
+		r.cancel()
+		close(r.renewEnd)
+		if err := s.store.ReleaseLease(bg, r.key, s.cfg.Owner); err != nil {
+			s.log.Warn("server: release lease", "session", r.key.SessionID, "err", err)
+		}
+		s.mu.Lock()
+		delete(s.runs, r.key)
+		s.mu.Unlock()
+		// The last events (REPLY_END, a park) go out only now: a client
+		// that sees them finds the reply stored and the session free.
+		s.hub.publish(r.key, pending)
+		if first {
+			r.started <- startErr
+		}
+		close(r.done)
+		s.runsWG.Done()
+	}()
+	if err := r.checkResume(); err != nil {
+		startErr = err
+		return
+	}
+	var err error
+	if ag, err = r.spec.New(r.st); err != nil {
+		startErr = fmt.Errorf("server: build agent %s: %w", r.spec.ID, err)
+		return
+	}
+	var seq iter.Seq2[event.Event, error]
+	switch r.in.kind {
+	case inputMsgs:
+		seq = ag.Stream(r.ctx, r.in.msgs, agent.WithResult(&res))
+	case inputConfirm:
+		seq = ag.Confirm(r.ctx, r.in.confirm, agent.WithResult(&res))
+	case inputExternal:
+		seq = ag.DeliverExternal(r.ctx, r.in.external, agent.WithResult(&res))
+	case inputInterrupt:
+		seq = ag.Interrupt(r.ctx, agent.WithResult(&res))
+	}
+	for ev, err := range seq {
+		if err != nil {
+			if first {
+				startErr = err
+				return
+			}
+			if open {
+				end := event.NewReplyEndError(r.st.SessionID, replyID, model.Info(err))
+				event.Stamp(end, nil)
+				r.out(w, end)
+			}
+			s.log.Warn("server: reply failed", "session", r.key.SessionID, "reply", replyID, "err", err)
+			return
+		}
+		if first {
+			first = false
+			if err := r.begin(bg, ev, w); err != nil {
+				s.log.Error("server: run start", "session", r.key.SessionID, "err", err)
+			}
+			if r.in.kind != inputMsgs {
+				replyID, open = r.st.Reply.ReplyID, true
+			}
+			r.started <- nil
+		}
+		switch e := ev.(type) {
+		case *event.ReplyStart:
+			replyID, open = e.ReplyID, true
+		case *event.ReplyEnd:
+			open = false
+		}
+		r.out(w, ev)
+	}
+}
+
+// out folds one event into the reply's message, then queues it for the
+// log.
+func (r *run) out(w *writer, ev event.Event) {
+	if st, ok := ev.(*event.ReplyStart); ok && (r.reply == nil || r.reply.ID != st.ReplyID) {
+		m, err := message.AssistantMsg(st.Name, nil, message.WithID(st.ReplyID), message.WithCreatedAt(st.CreatedAt))
+		if err == nil {
+			r.reply = m
+		}
+	}
+	if r.reply != nil {
+		if err := r.reply.AppendEvent(ev); err != nil {
+			r.s.log.Debug("server: fold", "session", r.key.SessionID, "type", ev.Type(), "err", err)
+		}
+	}
+	w.emit(ev)
+}
+
+// begin runs before the run's first event: the input messages join the
+// transcript, and a resume announces its input and re-opens the reply.
+func (r *run) begin(ctx context.Context, first event.Event, w *writer) error {
+	switch r.in.kind {
+	case inputMsgs:
+		msgs := make([]session.Message, len(r.in.msgs))
+		for i, m := range r.in.msgs {
+			msgs[i] = session.Message{ID: m.ID, JSON: m.AppendJSON(nil)}
+		}
+		return r.s.store.UpsertMessages(ctx, r.key, msgs)
+	}
+	r.reply = r.storedReply(ctx, r.st.Reply.ReplyID)
+	switch r.in.kind {
+	case inputConfirm:
+		r.out(w, r.in.confirm)
+	case inputExternal:
+		r.out(w, r.in.external)
+	}
+	if _, ok := first.(*event.ReplyStart); !ok {
+		start := &event.ReplyStart{SessionID: r.st.SessionID, ReplyID: r.st.Reply.ReplyID, Name: r.spec.Name, Role: event.RoleAssistant}
+		event.Stamp(start, nil)
+		r.out(w, start)
+	}
+	return nil
+}
+
+// storedReply returns the transcript's message of a parked reply (its
+// tail), or an empty one to fold into.
+func (r *run) storedReply(ctx context.Context, id string) *message.Msg {
+	page, err := r.s.store.ListMessages(ctx, r.key, session.MessageQuery{Limit: 4})
+	if err == nil {
+		for i := len(page.Messages) - 1; i >= 0; i-- {
+			if m := page.Messages[i]; m.ID == id {
+				var msg message.Msg
+				if err := json.Unmarshal(m.JSON, &msg); err == nil {
+					return &msg
+				}
+			}
+		}
+	}
+	m, _ := message.AssistantMsg(r.spec.Name, nil, message.WithID(id))
+	return m
+}
+
+// persist saves the state the run left and the reply's message.
+func (r *run) persist(ctx context.Context, ag *agent.Agent) {
+	s := r.s
+	st, err := ag.State()
+	if err != nil {
+		s.log.Error("server: state after run", "session", r.key.SessionID, "err", err)
+		return
+	}
+	if _, err := s.store.SaveState(ctx, r.key, r.version, st.AppendJSON(nil)); err != nil {
+		s.log.Error("server: save state", "session", r.key.SessionID, "err", err)
+	}
+	reply := r.reply
+	if reply == nil {
+		return
+	}
+	if err := s.store.UpsertMessages(ctx, r.key, []session.Message{{ID: reply.ID, JSON: reply.AppendJSON(nil)}}); err != nil {
+		s.log.Error("server: save reply", "session", r.key.SessionID, "err", err)
+	}
+}
+
+// writer is a run's group commit: it takes every event available, appends
+// them to the log in one AppendEvents call, then publishes them. The batch
+// holding the run's last events is kept back for the run to publish once
+// the reply is persisted.
+type writer struct {
+	r      *run
+	ch     chan item
+	result chan []frame
+	failed bool
+}
+
+type item struct {
+	js       []byte
+	terminal bool
+}
+
+func newWriter(r *run) *writer {
+	w := &writer{r: r, ch: make(chan item, 4*maxBatch), result: make(chan []frame, 1)}
+	go w.loop()
+	return w
+}
+
+// emit queues one event (blocking while the log is behind).
+func (w *writer) emit(e event.Event) {
+	var terminal bool
+	switch e.(type) {
+	case *event.ReplyEnd, *event.RequireUserConfirm, *event.RequireExternalExecution:
+		terminal = true
+	}
+	w.ch <- item{js: e.AppendJSON(make([]byte, 0, 256)), terminal: terminal}
+}
+
+// close ends the writer and returns the frames it kept back.
+func (w *writer) close() []frame {
+	close(w.ch)
+	return <-w.result
+}
+
+func (w *writer) loop() {
+	r := w.r
+	ctx := context.WithoutCancel(r.ctx)
+	var pending []frame
+	batch := make([]json.RawMessage, 0, maxBatch)
+	for {
+		it, ok := <-w.ch
+		if !ok {
+			w.result <- pending
+			return
+		}
+		batch = append(batch[:0], it.js)
+		terminal := it.terminal
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case it, ok := <-w.ch:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, it.js)
+				terminal = terminal || it.terminal
+			default:
+				break drain
+			}
+		}
+		if w.failed {
+			continue
+		}
+		first, err := r.s.store.AppendEvents(ctx, r.key, batch)
+		if err != nil {
+			// Nothing unlogged is ever published: stop the run.
+			r.s.log.Error("server: append events", "session", r.key.SessionID, "err", err)
+			w.failed = true
+			r.cancel()
+			continue
+		}
+		r.firstSeq.CompareAndSwap(0, first)
+		frames := make([]frame, len(batch))
+		for i, js := range batch {
+			frames[i] = newFrame(first+int64(i), js)
+		}
+		r.s.hub.publish(r.key, pending)
+		pending = nil
+		if terminal {
+			pending = frames
+		} else {
+			r.s.hub.publish(r.key, frames)
+		}
+	}
+}

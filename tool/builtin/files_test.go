@@ -372,7 +372,38 @@ func TestGrep(t *testing.T) {
 	if got := run(map[string]any{"head_limit": 1.0, "offset": 1.0}); got != dir+"/b.py\n\n[Showing results with pagination = limit: 1, offset: 1]" {
 		t.Errorf("paged = %q", got)
 	}
+	if got := run(map[string]any{"output_mode": "content", "path": filepath.Join(dir, "sub"), "-A": 1.0, "glob": "*.go"}); got != dir+"/sub/c.go:3:TODO four\n"+dir+"/sub/c.go-4-z" {
+		t.Errorf("after = %q", got)
+	}
 	if got := run(map[string]any{"glob": "*.rs"}); got != "No matches found for pattern: TODO" {
 		t.Errorf("none = %q", got)
+	}
+}
+
+func TestGrepContextAndMultiline(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	os.WriteFile(p, []byte("a\nhit 1\nb\nc\nd\nhit 2\nstart\nend\n"+strings.Repeat("z", 600)+" hit\n"), 0o644)
+	g := NewGrep(Config{})
+	text, _ := call(t, context.Background(), g, map[string]any{"pattern": "hit", "path": p, "output_mode": "content", "context": 1.0})
+	want := "1-a\n2:hit 1\n3-b\n--\n5-d\n6:hit 2\n7-start\n8-end\n9:[Omitted long line with 1 matches]"
+	if text != want {
+		t.Errorf("context = %q, want %q", text, want)
+	}
+	text, _ = call(t, context.Background(), g, map[string]any{"pattern": "start.end", "path": p, "output_mode": "content", "multiline": true})
+	if text != "7:start\n8:end" {
+		t.Errorf("multiline = %q", text)
+	}
+	text, _ = call(t, context.Background(), g, map[string]any{"pattern": "start.end", "path": p, "output_mode": "count", "multiline": true})
+	if text != "2" {
+		t.Errorf("multiline count = %q", text)
+	}
+	text, _ = call(t, context.Background(), g, map[string]any{"pattern": "start.end", "path": p})
+	if text != "No matches found for pattern: start.end" {
+		t.Errorf("no multiline = %q", text)
+	}
+	text, s := call(t, context.Background(), g, map[string]any{"pattern": "(", "path": p})
+	if s != block.ResultError || !strings.HasPrefix(text, "ripgrep error (code 2): regex parse error") {
+		t.Errorf("bad regex = %q", text)
 	}
 }

@@ -196,3 +196,27 @@ func TestBashConsumerStopKillsGroup(t *testing.T) {
 		t.Fatalf("grandchild %d outlived the consumer", pid)
 	}
 }
+
+// A process that leaves the group (setsid) and keeps the output open
+// cannot hold the call: after the timeout the tool stops reading within
+// pipeGrace.
+func TestBashEscapedProcessDoesNotHang(t *testing.T) {
+	dir := t.TempDir()
+	b := NewBash(Config{Dir: dir})
+	done := make(chan struct{})
+	var text string
+	go func() {
+		defer close(done)
+		text, _ = call(t, context.Background(), b, map[string]any{"command": "setsid sleep 30 & echo $! > pid; echo started", "timeout": 200.0})
+	}()
+	pid := waitPID(t, filepath.Join(dir, "pid"))
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	select {
+	case <-done:
+	case <-time.After(pipeGrace + 10*time.Second):
+		t.Fatal("the call waited for a process outside its group")
+	}
+	if !strings.Contains(text, "Command timed out after 200ms") {
+		t.Errorf("result %q", text)
+	}
+}

@@ -303,6 +303,9 @@ func singleReadOnly(cmd string) bool {
 }
 
 func mutatingFind(cmd string) bool {
+	if !strings.Contains(cmd, "find") {
+		return false // no command named find: spare the parse
+	}
 	cs := parse(cmd).commands()
 	if len(cs) == 0 {
 		return false

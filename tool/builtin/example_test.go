@@ -51,3 +51,27 @@ func ExampleTools() {
 	// call_2: Successfully replaced 1 occurrence in <dir>/greeting.txt
 	// hello there
 }
+
+// Reads of one batch run concurrently and share the state's cache; run
+// with -race.
+func ExampleNewRead_concurrentBatch() {
+	dir, _ := os.MkdirTemp("", "builtin-example")
+	defer os.RemoveAll(dir)
+	var calls []scripted.Step
+	for i := range 4 {
+		p := filepath.Join(dir, fmt.Sprintf("f%d.txt", i))
+		os.WriteFile(p, []byte(fmt.Sprintf("file %d\n", i)), 0o644)
+		calls = append(calls, scripted.ToolCall(fmt.Sprintf("call_%d", i), "Read", fmt.Sprintf(`{"file_path": %q}`, p)))
+	}
+	tk, _ := tool.NewToolkit(builtin.Tools(builtin.Config{Dir: dir}))
+	st := state.New(nil)
+	m := scripted.New("demo-model", []scripted.Turn{scripted.Stream(calls...), scripted.Stream(scripted.Text("Read them."))})
+	a, _ := agent.New(agent.Config{Name: "Friday", Model: m, Toolkit: tk, State: st, RuntimeState: agent.RuntimeStateConfig{Disabled: true}})
+	res, err := a.Reply(context.Background(), []*message.Msg{message.UserText("user", "Read all.")})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Outcome, len(st.Tools.ReadFileCache), "files cached")
+	// Output:
+	// completed 4 files cached
+}

@@ -277,3 +277,23 @@ func TestReferenceBashToolCases(t *testing.T) {
 		t.Errorf("suggestions %+v", s)
 	}
 }
+
+// Relative targets are judged where the command runs (Config.Dir), not
+// where the process happens to be.
+func TestBashRelativeTargetsUseDir(t *testing.T) {
+	work := t.TempDir()
+	pc := permission.NewContext(permission.ModeAcceptEdits)
+	pc.AddWorkingDirectory(work, "test")
+	if d := BashDecision("touch a.txt", pc, Config{Dir: work}); d.Behavior != block.Allow {
+		t.Errorf("touch a.txt in the working dir: %s (%s)", d.Behavior, d.Message)
+	}
+	// The process's directory counts as a working directory; a command
+	// running elsewhere must not borrow it.
+	elsewhere := t.TempDir()
+	if d := BashDecision("touch a.txt", pc, Config{Dir: elsewhere}); d.Behavior == block.Allow {
+		t.Errorf("touch a.txt outside the working dirs allowed: %s", d.Message)
+	}
+	if d := BashDecision("touch .git/x", pc, Config{Dir: work}); !d.BypassImmune {
+		t.Errorf("dangerous relative target: %+v", d)
+	}
+}

@@ -407,3 +407,28 @@ func TestGrepContextAndMultiline(t *testing.T) {
 		t.Errorf("bad regex = %q", text)
 	}
 }
+
+// PE-51: working dir the real directory, Write through a symlink to it →
+// allow; working dir the symlink, Edit through the real path → allow.
+func TestSymlinkedWorkingDirectoryPE51(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		wd   string
+		tl   tool.Tool
+		path string
+	}{
+		{real, NewWrite(Config{}), filepath.Join(link, "f.txt")},
+		{link, NewEdit(Config{}), filepath.Join(real, "f.txt")},
+	} {
+		pc := permission.NewContext(permission.ModeAcceptEdits)
+		pc.AddWorkingDirectory(c.wd, "test")
+		d := permission.NewEngine(pc).Check(context.Background(), tool.PermissionSubject(c.tl), map[string]any{"file_path": c.path})
+		if d.Behavior != block.Allow {
+			t.Errorf("%s %s with working dir %s: %s (%s)", c.tl.Name(), c.path, c.wd, d.Behavior, d.Message)
+		}
+	}
+}

@@ -29,7 +29,7 @@
 // process group, killed as a whole on timeout or interruption. Read
 // streams files larger than the cache budget and does not cache them (so
 // Write and Edit refuse them as unread). Edit refuses binary files, whose
-// cached text is lossy. Write and Edit report file_path and occurrences in
-// their result metadata but not the reference's unified diff. Grep runs in-process with Go's regexp syntax
+// cached text is lossy. The unified diff Write and Edit put in their result
+// metadata (difflib's, for the web UI) is left empty past 1 MB. Grep runs in-process with Go's regexp syntax
 // instead of ripgrep, without .gitignore handling.
 package builtin

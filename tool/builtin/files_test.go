@@ -432,3 +432,32 @@ func TestSymlinkedWorkingDirectoryPE51(t *testing.T) {
 		}
 	}
 }
+
+// Write and Edit put the reference's unified diff in their metadata.
+func TestWriteEditDiffMetadata(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	ctx, _ := agentCtx()
+	meta := func(tl tool.Tool, in map[string]any) map[string]any {
+		r := tool.NewResponse("c", nil)
+		for c, err := range tl.Call(ctx, in) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Append(c)
+		}
+		if r.State != block.ResultSuccess {
+			t.Fatalf("%s failed: %+v", tl.Name(), r.Content)
+		}
+		return r.Metadata
+	}
+	m := meta(NewWrite(Config{}), map[string]any{"file_path": p, "content": "a\nb\n"})
+	if want := "--- /dev/null\n+++ b/" + p + "\n@@ -0,0 +1,2 @@\n+a\n+b\n"; m["diff"] != want || m["file_path"] != p || m["occurrences"] != 1 {
+		t.Errorf("write metadata %q", m)
+	}
+	call(t, ctx, NewRead(Config{}), map[string]any{"file_path": p})
+	m = meta(NewEdit(Config{}), map[string]any{"file_path": p, "old_string": "b", "new_string": "c"})
+	if want := "--- a/" + p + "\n+++ b/" + p + "\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"; m["diff"] != want {
+		t.Errorf("edit diff %q, want %q", m["diff"], want)
+	}
+}

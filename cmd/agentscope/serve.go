@@ -22,6 +22,7 @@ import (
 	"github.com/agentscope-go/agentscope/session/sqlite"
 	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
+	"github.com/agentscope-go/agentscope/tool/builtin"
 )
 
 func init() {
@@ -52,7 +53,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	baseURL := fs.String("base-url", "", "override the provider's API `URL`")
 	system := fs.String("system", "", "the system `prompt`")
 	name := fs.String("name", "assistant", "the agent's `name`")
-	tools := fs.String("tools", "demo", "tool `set`: \"demo\" (calculate, get_time, save_note) or \"none\"")
+	tools := fs.String("tools", "demo", "tool `set`: \"demo\" (calculate, get_time, save_note), \"builtin\" (Bash, Read, Write, Edit, Glob, Grep) or \"none\"")
 	lease := fs.Duration("lease", 30*time.Second, "how long a run's lease lasts without renewal; a crashed run is closed about this long after it died (`duration`)")
 	verbose := fs.Bool("v", false, "log debug messages")
 	if code, done := parseFlags(fs, inv); done {
@@ -66,8 +67,8 @@ func runServe(ctx context.Context, inv *invocation) int {
 		inv.Errorf("listening on %s (not loopback) requires a token: --token or AGENTSCOPE_TOKEN", *addr)
 		return exitUsage
 	}
-	if *tools != "demo" && *tools != "none" {
-		inv.Errorf("unknown tool set %q (want demo or none)", *tools)
+	if *tools != "demo" && *tools != "builtin" && *tools != "none" {
+		inv.Errorf("unknown tool set %q (want demo, builtin or none)", *tools)
 		return exitUsage
 	}
 	level := slog.LevelInfo
@@ -194,6 +195,9 @@ func serveAgent(uri, baseURL, system, name, tools string, logger *slog.Logger) (
 				return nil, err
 			}
 			ts = append(ts, note)
+		}
+		if tools == "builtin" {
+			ts = builtin.Tools(builtin.Config{})
 		}
 		tk, err := tool.NewToolkit(ts)
 		if err != nil {

@@ -89,9 +89,13 @@ func blocking(srv *sdk.Server, cancelled chan<- struct{}) {
 func TestNameAndPolicy(t *testing.T) {
 	srv := newGoServer()
 	srv.AddTool(&sdk.Tool{Name: "look.up", InputSchema: objSchema, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
-		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return &sdk.CallToolResult{}, nil })
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{}, nil
+		})
 	srv.AddTool(&sdk.Tool{Name: "write", InputSchema: objSchema},
-		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return &sdk.CallToolResult{}, nil })
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{}, nil
+		})
 	c := goServer(t, srv, mcp.Config{}) // named by its serverInfo.name, "go test/server"
 	if c.Name() != "goxtestxserver" {
 		t.Fatalf("name %q", c.Name())
@@ -242,7 +246,9 @@ func TestContentConversion(t *testing.T) {
 // notifications/tools/list_changed updates the mounted toolkit.
 func TestListChanged(t *testing.T) {
 	srv := newGoServer()
-	noop := func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return &sdk.CallToolResult{}, nil }
+	noop := func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return &sdk.CallToolResult{}, nil
+	}
 	srv.AddTool(&sdk.Tool{Name: "one", InputSchema: objSchema}, noop)
 	c := goServer(t, srv, mcp.Config{Name: "s"})
 	tk, err := tool.NewToolkit(nil)

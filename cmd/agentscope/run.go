@@ -17,13 +17,14 @@ import (
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/provider"
+	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
 func init() {
 	register("run", command{
 		Summary: "send one prompt to a model through the agent loop and print the reply as it streams",
-		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout DURATION] [-v] PROMPT (or the prompt on stdin)",
+		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout DURATION] [--mcp SPEC]... [--permission-mode MODE] [-v] PROMPT (or the prompt on stdin)",
 		Run:     runRun,
 	})
 }
@@ -60,6 +61,10 @@ func runRun(ctx context.Context, inv *invocation) int {
 	verbose := fs.Bool("v", false, "log the agent's and the model's warnings (retries, fallbacks) to stderr")
 	tools := fs.String("tools", "", "tool `set` to offer the model: \"demo\" (calculate, get_time) or \"none\"; default demo for --model demo, else none")
 	timeout := fs.Duration("timeout", 0, "how long the model may stay silent before its response starts and between chunks (`duration`, e.g. 30s; default 2m; connecting has 10s)")
+	var mcpSpecs specList
+	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server (repeatable): a command line ('npx -y @scope/server arg') or a URL, optionally prefixed `NAME=`")
+	var mode modeFlag
+	fs.Var(&mode, "permission-mode", "the permission `mode`: default, accept_edits, explore (read-only), bypass or dont_ask (never ask)")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
@@ -111,7 +116,13 @@ func runRun(ctx context.Context, inv *invocation) int {
 		inv.Errorf("%v", err)
 		return exitUsage
 	}
-	events, err := reply(ctx, replySetup{name: *name, model: m, system: *system, logger: logger, tools: tk}, prompt)
+	closeMCP, err := mountMCP(ctx, tk, mcpSpecs, logger)
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+	defer closeMCP()
+	events, err := reply(ctx, replySetup{name: *name, model: m, system: *system, logger: logger, tools: tk, mode: mode.mode}, prompt)
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitFailure
@@ -164,6 +175,7 @@ type replySetup struct {
 	model        model.ChatModel
 	logger       *slog.Logger
 	tools        *tool.Toolkit
+	mode         permission.Mode // "": the default mode
 }
 
 // reply starts one agent reply to a user prompt. It is the command's only
@@ -172,6 +184,11 @@ func reply(ctx context.Context, s replySetup, prompt string) (iter.Seq2[event.Ev
 	a, err := agent.New(agent.Config{Name: s.name, Model: s.model, SystemPrompt: s.system, Toolkit: s.tools, Logger: s.logger})
 	if err != nil {
 		return nil, err
+	}
+	if s.mode != "" {
+		if err := a.Permissions().SetMode(s.mode); err != nil {
+			return nil, err
+		}
 	}
 	return a.Stream(ctx, []*message.Msg{message.UserText("user", prompt)}), nil
 }

@@ -366,6 +366,10 @@ func (c *Client) startError(cn *conn, err error) error {
 	return se
 }
 
+// closeGrace is how long a stdio server may take to exit once its stdin
+// is closed before its process group is killed.
+const closeGrace = 500 * time.Millisecond
+
 func (c *Client) closeConn(cn *conn) {
 	defer cn.cancel()
 	done := make(chan struct{})
@@ -377,9 +381,11 @@ func (c *Client) closeConn(cn *conn) {
 		<-done
 		return
 	}
+	// The server had its stdin closed: a moment to exit by itself, then
+	// the group goes, whatever it spawned.
 	select {
 	case <-done:
-	case <-time.After(3 * time.Second):
+	case <-time.After(closeGrace):
 	}
 	killGroup(cn.cmd)
 	<-done

@@ -47,10 +47,10 @@ func benchCall(b *testing.B, tl tool.Tool) {
 	}
 }
 
-// Listing (and building) the tools of a server with 101 tools over stdio.
+// Listing (and building) the tools of a server with 102 tools over stdio.
 func BenchmarkListTools100(b *testing.B) {
 	c := connect(b, fakeConfig("sdk"))
-	if len(c.Tools()) != 101 {
+	if len(c.Tools()) != 102 {
 		b.Fatalf("%d tools", len(c.Tools()))
 	}
 	ctx := context.Background()

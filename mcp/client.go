@@ -417,8 +417,8 @@ func (c *Client) session(ctx context.Context) (*conn, error) {
 	defer cancel()
 	cn, err := c.dial(sctx)
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if err != nil {
+		defer c.mu.Unlock()
 		if ctx.Err() != nil { // the caller gave up: not the server's failure
 			return nil, err
 		}
@@ -427,11 +427,13 @@ func (c *Client) session(ctx context.Context) (*conn, error) {
 		c.lastErr = err
 		return nil, fmt.Errorf("reconnecting to the MCP server %q: %w", c.name, err)
 	}
-	if c.closed {
-		go c.closeConn(cn)
+	if c.closed { // Close ran while we dialed
+		c.mu.Unlock()
+		c.closeConn(cn)
 		return nil, ErrClosed
 	}
 	c.conn, c.backoff, c.lastErr = cn, 0, nil
+	c.mu.Unlock()
 	c.signalRefresh() // the server may have changed its tools meanwhile
 	c.log.Info("mcp: reconnected", "server", c.name)
 	return cn, nil
@@ -446,9 +448,11 @@ func (c *Client) drop(cn *conn, cause error) {
 	}
 	c.conn = nil
 	c.lastErr = cause
+	// Under mu: Close, which waits for wg, sets closed and clears conn
+	// under mu first, so no Add can race its Wait.
+	c.wg.Add(1)
 	c.mu.Unlock()
 	c.log.Warn("mcp: lost the connection to the server", "server", c.name, "error", cause)
-	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
 		c.closeConn(cn)

@@ -181,7 +181,8 @@ func TestBadToolsAgentGoesOn(t *testing.T) {
 // echoText is the Go function the benchmarks call directly and through MCP.
 func echoText(s string) string { return "echo: " + s }
 
-// sdkServer is a go-sdk stdio server with echo and 100 more tools.
+// sdkServer is a go-sdk stdio server with echo, block (which waits for
+// its cancellation) and 100 more tools.
 func sdkServer() {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "bench", Version: "1"}, nil)
 	schema := map[string]any{"type": "object", "properties": map[string]any{"s": map[string]any{"type": "string"}}, "required": []any{"s"}}
@@ -193,6 +194,10 @@ func sdkServer() {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: echoText(in.S)}}}, nil
 	}
 	srv.AddTool(&sdk.Tool{Name: "echo", Description: "Echo s.", InputSchema: schema}, h)
+	srv.AddTool(&sdk.Tool{Name: "block", InputSchema: schema}, func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		<-ctx.Done() // until the client cancels
+		return nil, ctx.Err()
+	})
 	for i := range 100 {
 		srv.AddTool(&sdk.Tool{Name: fmt.Sprintf("tool_%03d", i), Description: "One of many.", InputSchema: schema}, h)
 	}

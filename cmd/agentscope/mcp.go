@@ -39,11 +39,9 @@ func (m *modeFlag) Set(v string) error {
 	return nil
 }
 
-// mountMCP connects the --mcp servers and mounts their tools in tk's
-// basic group. A server that fails to start is an error naming it; close
-// stops every server started.
-func mountMCP(ctx context.Context, tk *tool.Toolkit, specs []string, logger *slog.Logger) (close func(), err error) {
-	var clients []*mcp.Client
+// connectMCP connects the --mcp servers. A server that fails to start is
+// an error naming it; close stops every server started.
+func connectMCP(ctx context.Context, specs []string, logger *slog.Logger) (clients []*mcp.Client, close func(), err error) {
 	close = func() {
 		for _, c := range clients {
 			c.Close()
@@ -54,23 +52,35 @@ func mountMCP(ctx context.Context, tk *tool.Toolkit, specs []string, logger *slo
 		cfg, err := mcp.ParseSpec(s)
 		if err != nil {
 			close()
-			return nil, err
+			return nil, nil, err
 		}
 		cfg.Logger = logger
 		c, err := mcp.Connect(ctx, cfg)
 		if err != nil {
 			close()
-			return nil, err
+			return nil, nil, err
 		}
 		clients = append(clients, c)
 		if prev, dup := names[c.Name()]; dup {
 			close()
-			return nil, fmt.Errorf("--mcp %q and --mcp %q are both named %q: name one with NAME=", prev, s, c.Name())
+			return nil, nil, fmt.Errorf("--mcp %q and --mcp %q are both named %q: name one with NAME=", prev, s, c.Name())
 		}
 		names[c.Name()] = s
+	}
+	return clients, close, nil
+}
+
+// mountMCP connects the --mcp servers and mounts their tools in tk's
+// basic group, kept current while the command runs.
+func mountMCP(ctx context.Context, tk *tool.Toolkit, specs []string, logger *slog.Logger) (close func(), err error) {
+	clients, close, err := connectMCP(ctx, specs, logger)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range clients {
 		if err := c.Mount(tk, ""); err != nil {
 			close()
-			return nil, fmt.Errorf("--mcp %q: %w", s, err)
+			return nil, fmt.Errorf("MCP server %q: %w", c.Name(), err)
 		}
 	}
 	return close, nil

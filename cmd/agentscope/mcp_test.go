@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -122,5 +123,31 @@ func TestRunMCPErrors(t *testing.T) {
 	code, _, stderr = runIn(t, "", "run", "--model", "demo", "--mcp", "x='unterminated", "hi")
 	if code != exitUsage || !strings.Contains(stderr, "unterminated quote") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// serve's agent gets the --mcp servers' tools in every run's toolkit.
+func TestServeAgentMCPTools(t *testing.T) {
+	js := everythingJS(t)
+	clients, closeMCP, err := connectMCP(t.Context(), []string{"ev=node " + js + " stdio"}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeMCP()
+	spec, err := serveAgent("", "", "", "assistant", "demo", slog.New(slog.DiscardHandler), clients...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // each run its own toolkit
+		a, err := spec.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := a.Toolkit().Lookup("mcp__ev__echo"); !ok {
+			t.Fatal("no mcp__ev__echo in the run's toolkit")
+		}
+		if _, ok := a.Toolkit().Lookup("calculate"); !ok {
+			t.Fatal("the demo tools are gone")
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/demo"
+	"github.com/agentscope-go/agentscope/mcp"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/provider"
 	"github.com/agentscope-go/agentscope/server"
@@ -27,7 +28,7 @@ import (
 func init() {
 	register("serve", command{
 		Summary: "serve agents over HTTP + SSE with durable sessions (SQLite by default, or Postgres)",
-		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--lease DURATION] [-v]",
+		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--lease DURATION] [-v]",
 		Run:     runServe,
 	})
 }
@@ -55,6 +56,8 @@ func runServe(ctx context.Context, inv *invocation) int {
 	tools := fs.String("tools", "demo", "tool `set`: \"demo\" (calculate, get_time, save_note) or \"none\"")
 	lease := fs.Duration("lease", 30*time.Second, "how long a run's lease lasts without renewal; a crashed run is closed about this long after it died (`duration`)")
 	verbose := fs.Bool("v", false, "log debug messages")
+	var mcpSpecs specList
+	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server to the agent (repeatable): a command line or a URL, optionally prefixed `NAME=`")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
@@ -76,7 +79,13 @@ func runServe(ctx context.Context, inv *invocation) int {
 	}
 	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: level}))
 
-	spec, err := serveAgent(*uri, *baseURL, *system, *name, *tools, logger)
+	clients, closeMCP, err := connectMCP(ctx, mcpSpecs, logger)
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+	defer closeMCP()
+	spec, err := serveAgent(*uri, *baseURL, *system, *name, *tools, logger, clients...)
 	if err != nil {
 		printError(inv, err)
 		return exitUsage
@@ -162,9 +171,10 @@ func openStore(ctx context.Context, db string) (session.Store, error) {
 }
 
 // serveAgent is the agent the server offers: on the model of uri, or the
-// demo agent when uri is empty. The model is built once and shared; each
-// run gets a fresh toolkit.
-func serveAgent(uri, baseURL, system, name, tools string, logger *slog.Logger) (server.Agent, error) {
+// demo agent when uri is empty. The model and the MCP servers are shared;
+// each run gets a fresh toolkit, with the servers' tools as they are when
+// it starts.
+func serveAgent(uri, baseURL, system, name, tools string, logger *slog.Logger, servers ...*mcp.Client) (server.Agent, error) {
 	var m model.ChatModel
 	spec := server.Agent{ID: "default", Name: name}
 	if uri == "" || uri == demo.Name {
@@ -194,6 +204,9 @@ func serveAgent(uri, baseURL, system, name, tools string, logger *slog.Logger) (
 				return nil, err
 			}
 			ts = append(ts, note)
+		}
+		for _, c := range servers {
+			ts = append(ts, c.Tools()...)
 		}
 		tk, err := tool.NewToolkit(ts)
 		if err != nil {

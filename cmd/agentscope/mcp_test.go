@@ -151,3 +151,14 @@ func TestServeAgentMCPTools(t *testing.T) {
 		}
 	}
 }
+
+// In the default mode a tool that asks parks the reply: run says which
+// tool and how to run unattended.
+func TestRunMCPParkedSaysHow(t *testing.T) {
+	js := everythingJS(t)
+	srv, _ := toolCallServer(t, "mcp__ev__toggle-simulated-logging", `{}`)
+	code, _, stderr := runIn(t, "", "run", "--model", "openai-compatible:m@"+srv.URL+"/v1", "--mcp", "ev=node "+js+" stdio", "toggle")
+	if code != exitFailure || !strings.Contains(stderr, "waits for permission to run mcp__ev__toggle-simulated-logging") || !strings.Contains(stderr, "--permission-mode bypass") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}

@@ -149,6 +149,13 @@ func runRun(ctx context.Context, inv *invocation) int {
 		return exitFailure
 	}
 	switch {
+	case p.end == nil && p.asked != nil:
+		var names []string
+		for _, c := range p.asked.ToolCalls {
+			names = append(names, c.Name)
+		}
+		inv.Errorf("the reply waits for permission to run %s; run does not ask: use --permission-mode bypass (allow) or dont_ask (deny)", strings.Join(names, ", "))
+		return exitFailure
 	case p.end == nil:
 		inv.Errorf("the reply ended without REPLY_END")
 		return exitFailure
@@ -200,9 +207,10 @@ type replyPrinter struct {
 	json    bool
 	start   *event.ReplyStart // the open reply, if any
 	end     *event.ReplyEnd
-	texts   int  // text blocks seen
-	printed bool // some text was written
-	lastNL  bool // the last text written ended a line
+	asked   *event.RequireUserConfirm // the reply parked on a permission prompt
+	texts   int                       // text blocks seen
+	printed bool                      // some text was written
+	lastNL  bool                      // the last text written ended a line
 	buf     []byte
 }
 
@@ -212,6 +220,8 @@ func (p *replyPrinter) event(ev event.Event) error {
 		p.start, p.end = e, nil
 	case *event.ReplyEnd:
 		p.start, p.end = nil, e
+	case *event.RequireUserConfirm:
+		p.asked = e
 	}
 	if p.json {
 		p.buf = append(ev.AppendJSON(p.buf[:0]), '\n')

@@ -164,4 +164,3 @@ func dataContent(d *block.Data) sdk.Content {
 	}
 	return nil
 }
-

@@ -103,8 +103,11 @@ func TestInspectorStdio(t *testing.T) {
 	checkInspector(t, agentscopeBin(t), "mcp")
 }
 
-func TestInspectorHTTP(t *testing.T) {
-	cmd := exec.Command(agentscopeBin(t), "mcp", "--http", "127.0.0.1:0")
+// listening starts the command and returns the URL of its "listening on"
+// line; the command is interrupted when the test ends.
+func listening(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(agentscopeBin(t), args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -124,26 +127,40 @@ func TestInspectorHTTP(t *testing.T) {
 		}
 		close(lines)
 	}()
-	var url string
 	timeout := time.After(30 * time.Second)
-	for url == "" {
+	for {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				t.Fatal("agentscope mcp --http exited")
+				t.Fatalf("%q exited", args)
 			}
 			if _, u, found := strings.Cut(l, "listening on "); found {
-				url = u
+				go func() { // keep draining
+					for range lines {
+					}
+				}()
+				u, _, _ = strings.Cut(u, ",")
+				return u
 			}
 		case <-timeout:
-			t.Fatal("agentscope mcp --http did not listen")
+			t.Fatalf("%q did not listen", args)
 		}
 	}
-	go func() { // keep draining
-		for range lines {
-		}
-	}()
-	checkInspector(t, url, "--transport", "http")
+}
+
+func TestInspectorHTTP(t *testing.T) {
+	checkInspector(t, listening(t, "mcp", "--http", "127.0.0.1:0"), "--transport", "http")
+}
+
+// agentscope serve mounts the same MCP handler at /mcp, behind its token.
+func TestInspectorServeMount(t *testing.T) {
+	base := listening(t, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "s.db"), "--token", "s3cret")
+	checkInspector(t, base+"/mcp", "--transport", "http", "--header", "Authorization: Bearer s3cret")
+	cmd := exec.Command("node", "index.js", base+"/mcp", "--transport", "http", "--method", "tools/list")
+	cmd.Dir = filepath.Join(filepath.Dir(everythingJS(t)), "..", "..", "inspector-cli", "build")
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("tools/list without the token succeeded: %s", out)
+	}
 }
 
 // TestMain removes the binary agentscopeBin built.

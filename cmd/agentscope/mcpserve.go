@@ -16,6 +16,8 @@ import (
 
 	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/mcp"
+	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/server"
 )
 
 func init() {
@@ -79,18 +81,7 @@ func runMCP(ctx context.Context, inv *invocation) int {
 		printError(inv, err)
 		return exitUsage
 	}
-	srv, err := mcp.NewServer(mcp.ServerConfig{
-		Name:        "agentscope",
-		Description: "Send a message to the agent " + *name + " (" + spec.Description + ") and get its reply.",
-		Logger:      logger,
-		NewAgent: func() (*agent.Agent, error) {
-			a, err := spec.New(nil)
-			if err == nil && mode.mode != "" {
-				err = a.Permissions().SetMode(mode.mode)
-			}
-			return a, err
-		},
-	})
+	srv, err := agentMCPServer(spec, *name, mode.mode, logger)
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitFailure
@@ -106,31 +97,68 @@ func runMCP(ctx context.Context, inv *invocation) int {
 	return serveMCPHTTP(ctx, inv, srv, *httpAddr, *token, logger)
 }
 
+// agentMCPServer serves the agent of spec as an MCP server, one fresh
+// agent per tool call, in mode ("": the default mode).
+func agentMCPServer(spec server.Agent, name string, mode permission.Mode, logger *slog.Logger) (*sdk.Server, error) {
+	return mcp.NewServer(mcp.ServerConfig{
+		Name:        "agentscope",
+		Description: "Send a message to the agent " + name + " (" + spec.Description + ") and get its reply.",
+		Logger:      logger,
+		NewAgent: func() (*agent.Agent, error) {
+			a, err := spec.New(nil)
+			if err == nil && mode != "" {
+				err = a.Permissions().SetMode(mode)
+			}
+			return a, err
+		},
+	})
+}
+
+// mcpHTTPHandler is the streamable-HTTP handler of srv behind the bearer
+// token; stop ends its requests (the streams an HTTP server's Shutdown
+// would otherwise wait for), interrupting their replies.
+func mcpHTTPHandler(srv *sdk.Server, token string) (h http.Handler, stop func()) {
+	base, stop := context.WithCancel(context.Background())
+	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	return requireToken(token, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		unhook := context.AfterFunc(base, cancel)
+		defer unhook()
+		inner.ServeHTTP(w, r.WithContext(ctx))
+	})), stop
+}
+
 func serveMCPHTTP(ctx context.Context, inv *invocation, srv *sdk.Server, addr, token string, logger *slog.Logger) int {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitFailure
 	}
+	h, stop := mcpHTTPHandler(srv, token)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", requireToken(token, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)))
+	mux.Handle("/mcp", h)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	fmt.Fprintf(inv.Stderr, "agentscope mcp: listening on http://%s/mcp\n", ln.Addr())
 	select {
 	case err := <-served:
+		stop()
 		inv.Errorf("%v", err)
 		return exitFailure
 	case <-ctx.Done():
 	}
+	stop()
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	code := exitOK
 	if err := hs.Shutdown(sctx); err != nil {
-		hs.Close() // streams still open: their replies are interrupted
+		inv.Errorf("shutdown: %v", err)
+		code = exitFailure
 	}
 	<-served
-	return exitOK
+	return code
 }
 
 // requireToken answers 401 to a request without the bearer token ("": no

@@ -116,7 +116,20 @@ func runServe(ctx context.Context, inv *invocation) int {
 		inv.Errorf("%v", err)
 		return exitFailure
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	// The agent as an MCP server at /mcp, behind the same token.
+	mcpSrv, err := agentMCPServer(spec, *name, "", logger)
+	if err != nil {
+		srv.Close()
+		ln.Close()
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+	mcpH, stopMCP := mcpHTTPHandler(mcpSrv, *token)
+	defer stopMCP()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpH)
+	mux.Handle("/", srv)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	what := "agent " + spec.ID + " (" + spec.Description + ")"
@@ -130,6 +143,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	case <-ctx.Done():
 	}
 	fmt.Fprintln(inv.Stderr, "agentscope serve: shutting down: interrupting running replies")
+	stopMCP()
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	code := exitOK

@@ -192,6 +192,9 @@ func (r *run) outputEvents(s *sink, callID string, out block.Body) error {
 
 // blockEvent converts one text or data block of a tool's output.
 func (r *run) blockEvent(s *sink, callID string, b block.Block) error {
+	if block.IsNil(b) {
+		return nil // not folded either: the fold reports a typed nil
+	}
 	switch b := b.(type) {
 	case *block.Text:
 		return s.emit(&event.ToolResultTextDelta{ReplyID: r.replyID, ToolCallID: callID, Delta: b.Text})

@@ -66,3 +66,25 @@ func TestStopDuringToolCall(t *testing.T) {
 		}
 	}
 }
+
+// A tool chunk holding a typed-nil block ends that call with an error
+// result; the reply goes on (it used to fail as ErrPanicked).
+func TestToolChunkWithTypedNilBlock(t *testing.T) {
+	var tx *block.Text
+	for _, concurrent := range []bool{false, true} {
+		bad := makeTool(t, toolSpec{name: "bad", concurrent: concurrent, body: func(context.Context, map[string]any) iter.Seq2[tool.Chunk, error] {
+			return func(yield func(tool.Chunk, error) bool) {
+				yield(tool.Chunk{Content: []block.Block{block.NewText("a"), tx}}, nil)
+			}
+		}})
+		a, _ := newAgent(t, []scripted.Turn{
+			scripted.Reply(scripted.ToolCall("c1", "bad", `{}`)),
+			scripted.Reply(scripted.Text("done")),
+		}, []tool.Tool{bad})
+		r := mustReply(t, a, user("go"))
+		res, _ := stateOf(t, a).Tail().Find(block.KindToolResult, "c1").(*block.ToolResult)
+		if res == nil || res.State != block.ResultError || r.events[len(r.events)-1].Type() != event.TypeReplyEnd {
+			t.Fatalf("concurrent=%v: events %s", concurrent, r.kinds())
+		}
+	}
+}

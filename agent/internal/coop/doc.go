@@ -69,7 +69,10 @@
 // A cancelled batch cancels its calls in call order at the consumer's next
 // wait; calls whose tools were waiting are queued in call order, and each
 // keeps the turn until it has reported, so interrupted results come out in
-// call order. [DeferCancel] gives a tool outside a batch the same grace: a
+// call order. Until the consumer's next wait a call queued before it may
+// still get the turn; the agent checks the reply's own context before it
+// starts a tool, so such a call reports its interruption without running.
+// [DeferCancel] gives a tool outside a batch the same grace: a
 // cancellation lands P after it was requested, so a tool that runs straight
 // through is not cut short.
 package coop

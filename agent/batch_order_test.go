@@ -47,10 +47,11 @@ func (s toolScript) body() tool.CallFunc {
 // its wait ends; events come out as they are produced. Since the engine
 // reads a Go tool's wait by its silence, each wait w is played as p of
 // work holding the loop and then a wait for the rest (w > p); p → 0 is the
-// reference's order itself. ok is false when two moments coincide (a wait
-// ending together with another, or with the end of a p): the order is
-// then up to the clock, in the reference as here.
-func asyncioOrder(calls []toolScript, p time.Duration) (order []string, ok bool) {
+// reference's order itself. ends are the moments the waits end. ok is
+// false when two moments coincide (a wait ending together with another,
+// or with the end of a p): the order is then up to the clock, in the
+// reference as here.
+func asyncioOrder(calls []toolScript, p time.Duration) (order []string, ends []time.Duration, ok bool) {
 	type timer struct {
 		at   time.Duration
 		task int
@@ -85,9 +86,12 @@ func asyncioOrder(calls []toolScript, p time.Duration) (order []string, ok bool)
 				// Await: p of work, then the rest of the wait off the loop.
 				ts.waited = true
 				timers = append(timers, timer{now + w, i})
+				ends = append(ends, now+w)
 				mark(now + w)
-				now += p
-				mark(now)
+				if p > 0 {
+					now += p
+					mark(now)
+				}
 				return
 			}
 			ts.waited = false
@@ -115,7 +119,7 @@ func asyncioOrder(calls []toolScript, p time.Duration) (order []string, ok bool)
 		ready = ready[1:]
 		run(i)
 	}
-	return order, ok
+	return order, ends, ok
 }
 
 // batchOrder runs the batch through the agent on synctest's clock and
@@ -183,7 +187,7 @@ func testBatchOrder(t *testing.T, p time.Duration) {
 					}
 					calls[i] = s
 				}
-				want, ok := asyncioOrder(calls, p)
+				want, _, ok := asyncioOrder(calls, p)
 				if !ok {
 					continue // two moments coincide: no single right order
 				}
@@ -192,12 +196,50 @@ func testBatchOrder(t *testing.T, p time.Duration) {
 				if !slices.Equal(got, want) {
 					t.Fatalf("n=%d mix=%b variant=%d %v\n got: %v\nwant: %v", n, mix, variant, calls, got, want)
 				}
+
 			}
 		}
 	}
 	t.Logf("%d of %d generated batches checked (the others have coinciding moments)", kept, cases)
 	if kept < cases*3/4 {
 		t.Fatalf("only %d of %d generated batches had a single right order", kept, cases)
+	}
+}
+
+// The documented shortcut: when the reference's waits end further apart
+// than p times the number of waits in the batch, the order is the
+// reference's own (the model with p = 0), not only its p-shifted variant.
+func TestConcurrentBatchOrderFarApartWaits(t *testing.T) {
+	const p = 20 * time.Millisecond
+	rng := rand.New(rand.NewPCG(11, 3))
+	// Sparse, widely spread waits (synctest's clock makes long ones free).
+	wait := func() time.Duration {
+		if rng.IntN(2) == 0 {
+			return 0
+		}
+		return p + time.Duration(1+rng.IntN(10_000))*time.Millisecond
+	}
+	checked := 0
+	for attempt := 0; checked < 100 && attempt < 20_000; attempt++ {
+		calls := make([]toolScript, 1+rng.IntN(6))
+		for i := range calls {
+			s := toolScript{name: fmt.Sprintf("t%d", i)}
+			for range 2 + rng.IntN(3)*rng.IntN(2) { // plain (one chunk) or streaming
+				s.waits = append(s.waits, wait())
+			}
+			calls[i] = s
+		}
+		ref, ends, ok := asyncioOrder(calls, 0)
+		if !ok || !spreadOver(ends, time.Duration(len(ends))*p) {
+			continue
+		}
+		checked++
+		if got := batchOrder(t, calls, p); !slices.Equal(got, ref) {
+			t.Fatalf("%v: the waits end more than %d×p apart, yet\n got: %v\nwant: %v", calls, len(ends), got, ref)
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d generated batches had their waits end far enough apart", checked)
 	}
 }
 
@@ -220,9 +262,20 @@ func TestAsyncioOrderModel(t *testing.T) {
 		{[]toolScript{{"a", []time.Duration{90 * ms, 0}}, {"b", []time.Duration{40 * ms, 70 * ms}}},
 			"START(c0) START(c1) DELTA(c1:b.0) DELTA(c0:a.0) END(c0) END(c1)"},
 	} {
-		got, ok := asyncioOrder(tc.calls, p)
+		got, _, ok := asyncioOrder(tc.calls, p)
 		if !ok || strings.Join(got, " ") != tc.want {
 			t.Fatalf("%v: ok=%v\n got: %s\nwant: %s", tc.calls, ok, strings.Join(got, " "), tc.want)
 		}
 	}
+}
+
+// spreadOver reports whether the moments lie more than d apart.
+func spreadOver(moments []time.Duration, d time.Duration) bool {
+	m := slices.Sorted(slices.Values(moments))
+	for i := 1; i < len(m); i++ {
+		if m[i]-m[i-1] <= d {
+			return false
+		}
+	}
+	return true
 }

@@ -77,11 +77,12 @@ type Config struct {
 	// are not lost; use slog.New(slog.DiscardHandler) to silence them).
 	Logger *slog.Logger
 	// ToolGrace is how long a cancelled tool may take to return before it
-	// is abandoned (0: tool.DefaultGrace).
+	// is abandoned (0: tool.DefaultGrace; negative is rejected by New).
 	ToolGrace time.Duration
 	// Preemption is how long a tool of a concurrent batch may take to
 	// produce its next chunk (or return) before it counts as waiting and
-	// its siblings run (0: 20ms). Only the order of events depends on it.
+	// its siblings run (0: 20ms; negative is rejected by New). Only the
+	// order of events depends on it.
 	Preemption time.Duration
 	// Now is the clock of the runtime-state injection (nil: time.Now).
 	Now func() time.Time
@@ -164,6 +165,10 @@ func (c Config) withDefaults() (Config, error) {
 		return c, configErr("StructuredOutputGraceIters must be >= 0, got %d", c.StructuredOutputGraceIters)
 	case c.ModelRetries < 0:
 		return c, configErr("ModelRetries must be >= 0, got %d", c.ModelRetries)
+	case c.ToolGrace < 0:
+		return c, configErr("ToolGrace must be >= 0, got %s", c.ToolGrace)
+	case c.Preemption < 0:
+		return c, configErr("Preemption must be >= 0, got %s", c.Preemption)
 	}
 	for i, mw := range c.Middleware {
 		if mw.isZero() {

@@ -29,7 +29,8 @@
 // within the preemption period (Config.Preemption, 20ms by default). So the
 // order is the reference's for tools whose segments between chunks either
 // run through in less than that period or wait longer than it, as long as
-// the waits of different calls do not end within a period of each other;
+// the waits of different calls end further apart than the period times
+// the number of waits in the batch (noticing a wait takes up to a period);
 // a shorter wait counts as work (the call keeps its turn), and a segment
 // computing for longer than the period counts as a wait. The events of
 // one call keep their own order (START, chunks, END) whatever the timing.

@@ -8,7 +8,8 @@ import (
 // Errors the caller can branch on with errors.Is.
 var (
 	// ErrInvalidInput is wrapped by an *InputError about the input itself
-	// (a message that may not be sent, an unsupported input type).
+	// (a message that may not be sent, an external result the agent could
+	// not store, a nil resume event).
 	ErrInvalidInput = errors.New("invalid reply input")
 	// ErrInvalidResume is wrapped by an *InputError about a resume that
 	// does not fit what the parked reply waits for.
@@ -17,16 +18,18 @@ var (
 	// the same agent.
 	ErrBusy = errors.New("agent: a reply is already running")
 	// ErrNoFinalMessage is returned by Reply when the reply produced no
-	// message (a user interrupt sent to an idle agent).
+	// message: a Reply middleware ended the stream without passing the
+	// final message on.
 	ErrNoFinalMessage = errors.New("Agent did not produce a final message.")
 	// ErrNoProgress is the guard against a middleware that swallows
 	// REPLY_END twice with nothing done in between (the text is the
 	// reference's).
-	// ErrPanicked is wrapped by the error of a reply in which a tool
-	// call's middleware or permission check panicked (a tool's own panic
-	// becomes its error result instead).
-	ErrPanicked   = errors.New("agent: a tool call panicked")
 	ErrNoProgress = errors.New("A middleware swallowed the ReplyEndEvent twice without any reasoning/acting in between. Unblock the next round (e.g. adjust 'cur_iter', 'max_iters' or the structured output state) before swallowing the event again.")
+	// ErrPanicked is wrapped by the error of a reply in which a tool
+	// call's middleware or permission check panicked. A tool's own panic,
+	// or a chunk the agent cannot fold (a foreign or typed-nil block),
+	// becomes that call's error result instead.
+	ErrPanicked = errors.New("agent: a tool call panicked")
 )
 
 // InputError rejects an input or a resume before anything happened: no

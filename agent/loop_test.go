@@ -6,6 +6,7 @@ import (
 	"iter"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/block"
@@ -42,6 +43,8 @@ func TestConfigValidation(t *testing.T) {
 		{"negative max iters", agent.Config{Name: "x", Model: m, MaxIters: -1}},
 		{"negative grace", agent.Config{Name: "x", Model: m, StructuredOutputGraceIters: -1}},
 		{"negative retries", agent.Config{Name: "x", Model: m, ModelRetries: -1}},
+		{"negative tool grace", agent.Config{Name: "x", Model: m, ToolGrace: -time.Millisecond}},
+		{"negative preemption", agent.Config{Name: "x", Model: m, Preemption: -time.Millisecond}},
 		{"template without placeholder", agent.Config{Name: "x", Model: m, RuntimeState: agent.RuntimeStateConfig{Template: "<system-reminder></system-reminder>"}}},
 		{"middleware without hooks", agent.Config{Name: "x", Model: m, Middleware: []agent.Middleware{{Name: "empty"}}}},
 	} {

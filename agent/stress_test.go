@@ -17,8 +17,8 @@ import (
 	"github.com/agentscope-go/agentscope/tool"
 )
 
-// Concurrent batches of tools that sleep, stream, block unannounced or
-// return at once, cancelled at random points or not at all: every reply
+// Concurrent batches of plain Go tools that sleep (context-aware or not),
+// stream with pauses or return at once, cancelled at random points or not at all: every reply
 // ends, every tool call gets a result, nothing leaks.
 func TestConcurrentBatchStress(t *testing.T) {
 	defer goleak.VerifyNone(t)

@@ -51,7 +51,8 @@ func (b Behavior) valid() bool {
 }
 
 // PermissionRule allows, denies or asks for a tool, optionally narrowed by a
-// tool-specific pattern (RuleContent "" is the wire null: the whole tool).
+// tool-specific pattern (RuleContent null: the whole tool; Some("") is kept
+// apart from null, as the reference writes "" for a generic tool's rule).
 type PermissionRule struct {
 	ToolName    string
 	RuleContent NullString // null: the whole tool

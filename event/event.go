@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/internal/wire"
@@ -69,20 +68,18 @@ func New(t Type) (Event, error) {
 	return nil, fmt.Errorf("%w %q", ErrUnknownType, t)
 }
 
-// objects recycles the scanned form of an event between decodes: it is
-// larger than the event itself and dead once the event is filled.
-var objects = sync.Pool{New: func() any { return new(wire.Object) }}
-
 // Decode reads one event from its wire JSON, dispatching on "type". Missing
 // id, created_at and metadata take their defaults (a fresh id, now, {});
 // missing required fields, wrong field types and unknown types are errors
 // (wire.FieldError wrapping wire.ErrField, ErrUnknownType, ErrInvalid).
 func Decode(data []byte) (Event, error) {
-	o := objects.Get().(*wire.Object)
-	defer func() { o.Reset(); objects.Put(o) }()
-	if err := o.Parse("event", data); err != nil {
+	// The scanned form is pooled: it is larger than the event and dead once
+	// the event is filled.
+	o, err := wire.Borrow("event", data)
+	if err != nil {
 		return nil, err
 	}
+	defer o.Release()
 	var t string
 	o.String("type", &t)
 	if err := o.Err(); err != nil {

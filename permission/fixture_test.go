@@ -11,6 +11,8 @@ import (
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/internal/fixture"
 	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/tool"
+	"github.com/agentscope-go/agentscope/tool/builtin"
 )
 
 type fixtureCase struct {
@@ -41,10 +43,15 @@ func (s *strings_) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(data, (*[]string)(s))
 }
 
-// builtins are the upstream built-in tools the Go port does not have yet;
-// their rows document those tools' contract (spec §4.6) and are out of
-// scope for the engine.
-var builtins = []string{"Bash", "Read", "Write", "Edit", "Glob", "Grep"}
+// builtinSubjects are the built-in tools (package tool/builtin) by name,
+// judged through their own permission policies.
+func builtinSubjects() map[string]permission.Subject {
+	out := map[string]permission.Subject{}
+	for _, t := range builtin.Tools(builtin.Config{}) {
+		out[t.Name()] = tool.PermissionSubject(t)
+	}
+	return out
+}
 
 var fakeAsk = regexp.MustCompile(`^FakeAskTool\(bypass_immune=(true|false)\)$`)
 
@@ -71,16 +78,20 @@ func TestFixturePermissionCases(t *testing.T) {
 	}
 	fixture.Load(t, &file, "spec", "fixtures", "permission_tests.json")
 
-	generic := 0
+	builtins := builtinSubjects()
+	generic, builtinRows := 0, 0
 	for i, c := range file.Cases {
-		m := fakeAsk.FindStringSubmatch(c.Tool)
-		if m == nil {
-			if !slices.Contains(builtins, c.Tool) {
-				t.Errorf("case %d %s: tool %q is neither generic nor a known built-in", i, c.Test, c.Tool)
-			}
+		var subject permission.Subject
+		if m := fakeAsk.FindStringSubmatch(c.Tool); m != nil {
+			generic++
+			subject = fakeAskTool{Defaults: permission.Defaults{ToolName: "FakeAskTool"}, immune: m[1] == "true"}
+		} else if s, ok := builtins[c.Tool]; ok {
+			builtinRows++
+			subject = s
+		} else {
+			t.Errorf("case %d %s: tool %q is neither generic nor a built-in", i, c.Test, c.Tool)
 			continue
 		}
-		generic++
 		t.Run(c.Test, func(t *testing.T) {
 			mode, err := permission.ParseMode(c.Mode)
 			if err != nil {
@@ -98,14 +109,17 @@ func TestFixturePermissionCases(t *testing.T) {
 				}
 				e.AddRule(r)
 			}
-			tool := fakeAskTool{Defaults: permission.Defaults{ToolName: "FakeAskTool"}, immune: m[1] == "true"}
-			d := e.Check(context.Background(), tool, c.Input)
+			d := e.Check(context.Background(), subject, c.Input)
 			checkExpectation(t, c, d)
 		})
 	}
 	// PE-27…PE-31: the five rows a generic tool can exercise.
 	if generic != 5 {
 		t.Errorf("ran %d generic rows, want 5", generic)
+	}
+	// Every other row uses a built-in tool.
+	if builtinRows != 123 {
+		t.Errorf("ran %d built-in rows, want 123", builtinRows)
 	}
 }
 

@@ -25,13 +25,7 @@ LOG=$STATE_DIR/mock-llm-$PORT.log
 
 install() {
   mkdir -p "$STATE_DIR"
-  # node_modules/.package-lock.json is npm's record of what is installed: up
-  # to date when it is newer than the committed lockfile.
-  if [[ -f $MAIN && $HOME_DIR/node_modules/.package-lock.json -nt $HOME_DIR/package-lock.json ]]; then
-    return
-  fi
-  command -v npm >/dev/null || { echo "mock-llm.sh: npm is required" >&2; exit 1; }
-  (cd "$HOME_DIR" && npm ci --no-audit --no-fund --loglevel=error) >&2
+  PEERS_HOME=$HOME_DIR "$REPO/scripts/peers.sh" >/dev/null
 }
 
 case ${1:-} in

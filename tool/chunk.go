@@ -135,9 +135,15 @@ func (r *Response) Append(c Chunk) error {
 
 func (r *Response) appendContent(bs []block.Block) error {
 	for _, b := range bs {
-		switch b.(type) {
-		case nil:
+		switch {
+		case b == nil:
 			continue
+		case block.IsNil(b):
+			// A typed nil is a bug in the tool, reported like a foreign
+			// block rather than crashing the caller.
+			return &MergeError{Reason: "a tool result holds no nil " + string(b.Kind()) + " block"}
+		}
+		switch b.(type) {
 		case *block.Text, *block.Data:
 		default:
 			return &MergeError{BlockID: b.BlockID(), Reason: "a tool result holds only text and data blocks, not " + string(b.Kind())}

@@ -196,3 +196,18 @@ func TestResponseRejectsForeignBlocks(t *testing.T) {
 		t.Fatalf("%v %s", err, resp.AppendJSON(nil))
 	}
 }
+
+// A typed-nil block is a *MergeError, not a panic: the call it came from
+// ends with an error result.
+func TestResponseRejectsTypedNilBlocks(t *testing.T) {
+	var tx *block.Text
+	var dx *block.Data
+	for _, b := range []block.Block{tx, dx} {
+		resp := tool.NewResponse("c", nil)
+		err := resp.Append(tool.Chunk{Content: []block.Block{text("a", "x"), b}})
+		var me *tool.MergeError
+		if !errors.As(err, &me) || len(resp.Content) != 1 {
+			t.Fatalf("%T: %v %s", b, err, resp.AppendJSON(nil))
+		}
+	}
+}

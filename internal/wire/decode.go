@@ -29,9 +29,10 @@ func (e *FieldError) Error() string {
 func (e *FieldError) Unwrap() error { return ErrField }
 
 // Object is a JSON object scanned once: its members are recorded as spans of
-// the input and converted only when a getter asks for them. Strings without
-// escapes are sliced out of one copy of the input, so decoding an object of n
-// plain strings costs one allocation rather than n.
+// the input and converted only when a getter asks for them. The strings the
+// getters return are written (escapes resolved) into one buffer sized for the
+// whole input, so decoding an object of n strings costs one allocation
+// rather than n, and what a decoded value keeps alive is its strings' bytes.
 //
 // An Object borrows the bytes it was parsed from until the next Parse (Raw
 // returns slices of them); the strings it returns do not.
@@ -580,6 +581,25 @@ func (d *valueDecoder) value() any {
 		d.pos = s.pos
 		return json.Number(d.o.keep(d.o.data[st:s.pos]))
 	}
+}
+
+// Members decodes data, one JSON object, into its raw members as
+// json.Unmarshal into a map[string]json.RawMessage does (a repeated key's
+// last value wins; JSON null gives a nil map; errors are encoding/json's),
+// in one scan of its own. The values are slices of data.
+func Members(data []byte) (map[string]json.RawMessage, error) {
+	o, err := Borrow("", data)
+	if err != nil {
+		var f map[string]json.RawMessage
+		return f, json.Unmarshal(data, &f)
+	}
+	defer o.Release()
+	f := make(map[string]json.RawMessage, len(o.fields))
+	for i := range o.fields {
+		m := &o.fields[i]
+		f[o.keyOf(m)] = o.raw(m)
+	}
+	return f, nil
 }
 
 // DecodeMap decodes an object with json.Number numbers.

@@ -183,6 +183,9 @@ func checkAgainstOracle(t *testing.T, data []byte) {
 	}
 	var f map[string]json.RawMessage
 	stdErr := json.Unmarshal(data, &f)
+	if got, err := wire.Members(data); fmt.Sprint(err) != fmt.Sprint(stdErr) || fmt.Sprintf("%q", got) != fmt.Sprintf("%q", f) {
+		t.Fatalf("Members(%q) = %q, %v; encoding/json gives %q, %v", data, got, err, f, stdErr)
+	}
 	o, err := wire.ParseObject("x", data)
 	switch {
 	case stdErr != nil || f == nil:

@@ -43,9 +43,11 @@
 //     call, and the calls resume in the order their waits end. The order
 //     is exactly the reference's for the same tools when each such wait
 //     is read as P of work holding the loop followed by a wait for the
-//     rest (P → 0 gives the reference's order itself). With the default
-//     P this is the reference's order whenever the moments at which
-//     different calls' waits end lie more than P apart.
+//     rest (P → 0 gives the reference's order itself). It is the
+//     reference's order itself whenever, in the reference, the batch's
+//     waits end further apart than P times the number of waits in the
+//     batch (each wait the engine notices may shift what follows by up to
+//     P; merely "more than P apart" is not enough for larger batches).
 //
 // What it does not guarantee:
 //
@@ -55,8 +57,9 @@
 //   - a segment that computes for longer than P without blocking, or whose
 //     goroutine the machine does not schedule for P, is treated as waiting
 //     (in the reference it would hold the loop);
-//   - waits ending within P of each other may resume in either order (in
-//     the reference they depend on the clock too).
+//   - waits of different calls that end close together (within the
+//     accumulated P) may resume in another order than the reference's
+//     (whose order there depends on the clock too).
 //
 // The order of events inside one call (START, its chunks, END) and the
 // content of the results never depend on timing.
@@ -66,7 +69,10 @@
 // A cancelled batch cancels its calls in call order at the consumer's next
 // wait; calls whose tools were waiting are queued in call order, and each
 // keeps the turn until it has reported, so interrupted results come out in
-// call order. [DeferCancel] gives a tool outside a batch the same grace: a
+// call order. Until the consumer's next wait a call queued before it may
+// still get the turn; the agent checks the reply's own context before it
+// starts a tool, so such a call reports its interruption without running.
+// [DeferCancel] gives a tool outside a batch the same grace: a
 // cancellation lands P after it was requested, so a tool that runs straight
 // through is not cut short.
 package coop

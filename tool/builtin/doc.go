@@ -1,0 +1,35 @@
+// Package builtin holds the reference's built-in tools — Bash, Read, Write,
+// Edit, Glob and Grep — with their names, input schemas, descriptions and
+// result texts, each judged by its own permission policy
+// (permission.Policy) exactly as the reference applies it.
+//
+// Bash's policy is the reference's command analysis (core-spec §4.6), done
+// on a real shell syntax tree (mvdan.cc/sh): constructs that cannot be
+// analysed statically (command and process substitution, ${…}, subshells,
+// control flow, functions, test commands) ask for a safety confirmation
+// that no allow rule can silence; read-only command lines are allowed;
+// dangerous patterns, sed outside its allow-list, dangerous files and
+// directories and the removal of root-level paths ask; in ACCEPT_EDITS and
+// DONT_ASK filesystem commands whose every target lies in a working
+// directory are allowed. The reference's quirks are kept (tee counts as
+// safe; "format" matches as a substring; any command containing "sed" is
+// checked as one). Where tree-sitter, the reference's parser, would build
+// error nodes for input a shell rejects, the analysis asks instead.
+//
+// Read, Write and Edit share the reference's read-before-write cache in the
+// agent state (tool_context.read_file_cache): Write refuses to overwrite an
+// existing file, and Edit to edit one, that was not read or changed since
+// it was read. Write and Edit auto-allow inside the working directories in
+// ACCEPT_EDITS and DONT_ASK and ask for dangerous paths; rules on them are
+// fnmatch globs on file_path.
+//
+// Differences from the reference, all on purpose: Bash streams its output
+// as it comes (stdout and stderr interleaved) and reports a failure or a
+// timeout after it, instead of one result at the end; it runs in its own
+// process group, killed as a whole on timeout or interruption. Read
+// streams files larger than the cache budget and does not cache them (so
+// Write and Edit refuse them as unread). Edit refuses binary files, whose
+// cached text is lossy. The unified diff Write and Edit put in their result
+// metadata (difflib's, for the web UI) is left empty past 1 MB. Grep runs in-process with Go's regexp syntax
+// instead of ripgrep, without .gitignore handling.
+package builtin

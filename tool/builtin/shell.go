@@ -1,0 +1,557 @@
+package builtin
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// The command lists of the reference's Bash analysis
+// (tool/_builtin/_bash_parser.py, tool/_constants.py).
+var (
+	// safeCommands need no permission rule and count as read-only
+	// whatever their arguments — tee included, a quirk kept on purpose.
+	safeCommands = []string{"echo", "cat", "ls", "pwd", "cd", "true", "false", "printf", "grep", "tee"}
+
+	safeEnvVars = []string{
+		"NODE_ENV", "PYTHONUNBUFFERED", "RUST_LOG", "LANG", "TERM", "NO_COLOR",
+		"FORCE_COLOR", "DEBUG", "VERBOSE", "CI", "PATH", "HOME", "USER", "SHELL",
+		"EDITOR", "PAGER", "TZ", "LC_ALL", "LC_CTYPE", "COLUMNS", "LINES",
+		"CLICOLOR", "CLICOLOR_FORCE",
+	}
+
+	readOnlyCommands = []string{
+		"ls", "cat", "head", "tail", "less", "more", "file", "stat", "wc", "grep",
+		"rg", "ag", "ack", "find", "tree", "pwd", "which", "whereis", "type",
+		"git status", "git log", "git diff", "git show", "git branch", "git tag",
+		"git remote", "git ls-files", "git ls-tree", "git cat-file", "git rev-parse",
+		"git rev-list", "git describe", "git shortlog", "git blame", "git grep",
+		"git reflog", "git config --get", "git config --list",
+		"docker ps", "docker images", "docker inspect", "docker logs",
+		"docker version", "docker info",
+		"gh repo view", "gh issue list", "gh pr list", "gh status",
+		"python --version", "python -V", "node --version", "node -v",
+		"npm list", "npm ls", "pip list", "pip show",
+	}
+
+	findMutatingPredicates = []string{
+		"-delete", "-exec", "-execdir", "-fls", "-fprint", "-fprint0",
+		"-fprintf", "-ok", "-okdir",
+	}
+
+	dangerousCommands = []string{
+		"rm -rf", "sudo rm", "dd", "mkfs", "fdisk", "format", "chmod 777",
+		"chmod -R 777", "chown -R", "kill -9", "> /dev/",
+	}
+
+	// fileCommands are the commands whose non-flag word arguments are
+	// file targets.
+	fileCommands = []string{"rm", "mv", "cp", "chmod", "chown", "chgrp", "touch", "ln", "sed", "mkdir", "rmdir"}
+
+	// acceptEditsCommands are auto-allowed in ACCEPT_EDITS and DONT_ASK
+	// when every target is inside a working directory.
+	acceptEditsCommands = []string{"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"}
+)
+
+// DefaultDangerousFiles are the file names (matched case-insensitively on
+// the base name) whose edits always need the user's confirmation.
+var DefaultDangerousFiles = []string{
+	".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
+	".profile", ".ssh/config", ".ssh/authorized_keys", ".netrc", ".npmrc", ".pypirc",
+	".env", ".envrc", ".env.local", ".env.development", ".env.development.local",
+	".env.test", ".env.test.local", ".env.staging", ".env.production",
+	".env.production.local",
+}
+
+// DefaultDangerousDirectories are the directory names (matched
+// case-insensitively on any path segment) whose contents always need the
+// user's confirmation.
+var DefaultDangerousDirectories = []string{".git", ".vscode", ".idea", ".ssh"}
+
+// script is one parsed command line. A command the parser rejects has a
+// nil file: the reference's tree-sitter parser never fails (it builds error
+// nodes), so where it would still find commands we find none and the
+// injection check asks instead.
+type script struct {
+	src  string
+	file *syntax.File
+}
+
+// parsedBytes counts the bytes given to the parser, so tests can check
+// that one analysis parses no more than a constant multiple of its input.
+var parsedBytes atomic.Int64
+
+// parseCache keeps the trees of recent short commands: the engine asks
+// the tool several questions about one command (read-only, its own check,
+// rules, suggestions) and each step of the check looks at the tree again.
+// Trees are only read once built, so sharing them is safe.
+var parseCache struct {
+	sync.Mutex
+	m map[string]*syntax.File // nil value: the parser rejected it
+}
+
+const (
+	parseCacheEntries = 16
+	parseCacheMaxLen  = 4096
+)
+
+func parse(src string) script {
+	if len(src) <= parseCacheMaxLen {
+		parseCache.Lock()
+		f, ok := parseCache.m[src]
+		parseCache.Unlock()
+		if ok {
+			return script{src: src, file: f}
+		}
+	}
+	parsedBytes.Add(int64(len(src)))
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	f, err := p.Parse(strings.NewReader(src), "")
+	if err != nil {
+		f = nil
+	}
+	if len(src) <= parseCacheMaxLen {
+		parseCache.Lock()
+		if parseCache.m == nil || len(parseCache.m) >= parseCacheEntries {
+			parseCache.m = make(map[string]*syntax.File, parseCacheEntries)
+		}
+		parseCache.m[src] = f
+		parseCache.Unlock()
+	}
+	return script{src: src, file: f}
+}
+
+func (s script) text(n syntax.Node) string {
+	start, end := int(n.Pos().Offset()), int(n.End().Offset())
+	if start < 0 || end > len(s.src) || start > end {
+		return ""
+	}
+	return s.src[start:end]
+}
+
+// nodeKind names a construct as tree-sitter-bash's node types do, for the
+// constructs the injection check rejects ("" for the others).
+func nodeKind(n syntax.Node) string {
+	switch x := n.(type) {
+	case *syntax.CmdSubst:
+		return "command_substitution"
+	case *syntax.ProcSubst:
+		return "process_substitution"
+	case *syntax.ParamExp:
+		// $VAR is a simple_expansion, which the reference lets through;
+		// ${…} is an expansion.
+		if !x.Short {
+			return "expansion"
+		}
+	case *syntax.Subshell:
+		return "subshell"
+	case *syntax.ForClause:
+		return "for_statement"
+	case *syntax.WhileClause:
+		if x.Until {
+			return "until_statement"
+		}
+		return "while_statement"
+	case *syntax.IfClause:
+		return "if_statement"
+	case *syntax.CaseClause:
+		return "case_statement"
+	case *syntax.FuncDecl:
+		return "function_definition"
+	case *syntax.TestClause, *syntax.ArithmCmd:
+		return "test_command"
+	case *syntax.CallExpr:
+		// tree-sitter parses `[ … ]` as a test_command, not a command.
+		if len(x.Args) > 0 && litWord(x.Args[0]) == "[" {
+			return "test_command"
+		}
+	}
+	return ""
+}
+
+// InjectionRisk returns why command cannot be analysed statically
+// (command or process substitution, ${…} expansion, subshell, control
+// flow, function definition, test command, or a parse failure), or "".
+func InjectionRisk(command string) string {
+	s := parse(command)
+	if s.file == nil {
+		return "Command parsing failed, cannot verify safety"
+	}
+	var kind string
+	syntax.Walk(s.file, func(n syntax.Node) bool {
+		if kind != "" || n == nil {
+			return false
+		}
+		kind = nodeKind(n)
+		return kind == ""
+	})
+	if kind == "" {
+		return ""
+	}
+	return "Command contains " + kind + " which cannot be statically analyzed"
+}
+
+// litWord returns the text of a word made of one unquoted literal, or "".
+func litWord(w *syntax.Word) string {
+	if w == nil || len(w.Parts) != 1 {
+		return ""
+	}
+	if l, ok := w.Parts[0].(*syntax.Lit); ok {
+		return l.Value
+	}
+	return ""
+}
+
+// isWord reports whether w is what tree-sitter-bash calls a word: one
+// unquoted literal that is not a number (its "number" node takes an
+// optional minus and digits).
+func isWord(w *syntax.Word) bool {
+	v := litWord(w)
+	if v == "" {
+		return false
+	}
+	return !isNumber(v)
+}
+
+func isNumber(v string) bool {
+	v = strings.TrimPrefix(v, "-")
+	if v == "" {
+		return false
+	}
+	for _, r := range v {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// commands lists the simple commands of s in source order, as the
+// reference's tree-sitter "command" nodes: calls with a command word,
+// not declarations (export, local, …) or `unset`, which tree-sitter gives
+// node types of their own.
+func (s script) commands() []*syntax.CallExpr {
+	if s.file == nil {
+		return nil
+	}
+	var out []*syntax.CallExpr
+	syntax.Walk(s.file, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+			switch litWord(c.Args[0]) {
+			case "unset", "unsetenv", "[":
+			default:
+				out = append(out, c)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// subcommands is the reference's split_compound_command: the text of
+// every simple command, or the whole command when there is none.
+func subcommands(command string) []string {
+	s := parse(command)
+	var out []string
+	for _, c := range s.commands() {
+		out = append(out, s.text(c))
+	}
+	if len(out) == 0 {
+		return []string{command}
+	}
+	return out
+}
+
+// IsReadOnly reports whether command only reads, by the reference's rules:
+// no ">" anywhere; every part of a compound command (&&, ||, ;, |) read-only;
+// a part is read-only when it is or starts with an entry of the read-only
+// list (a find with a mutating predicate excepted) or its command word,
+// after VAR=value words, is a safe command. It does not look for injection
+// constructs; [ReadOnlyInvocation] does.
+func IsReadOnly(command string) bool {
+	cmd := strings.TrimSpace(command)
+	if strings.Contains(cmd, ">") {
+		return false
+	}
+	if strings.Contains(cmd, "&&") || strings.Contains(cmd, "||") || strings.Contains(cmd, ";") || strings.Contains(cmd, "|") {
+		s := parse(cmd)
+		if s.file == nil {
+			return false
+		}
+		parts := s.commands()
+		if len(parts) == 0 {
+			return singleReadOnly(cmd)
+		}
+		for _, c := range parts {
+			if !singleReadOnly(strings.TrimSpace(s.text(c))) {
+				return false
+			}
+		}
+		return true
+	}
+	return singleReadOnly(cmd)
+}
+
+// ReadOnlyInvocation is the Bash tool's per-invocation read-only verdict:
+// false for an empty command or one with an injection risk, else
+// [IsReadOnly].
+func ReadOnlyInvocation(command string) bool {
+	if command == "" || InjectionRisk(command) != "" {
+		return false
+	}
+	return IsReadOnly(command)
+}
+
+func singleReadOnly(cmd string) bool {
+	if slices.Contains(readOnlyCommands, cmd) {
+		return true
+	}
+	if mutatingFind(cmd) {
+		return false
+	}
+	for _, ro := range readOnlyCommands {
+		if strings.HasPrefix(cmd, ro+" ") {
+			return true
+		}
+	}
+	tokens := strings.Fields(cmd)
+	if len(tokens) == 0 {
+		return false
+	}
+	base := tokens[0]
+	i := 0
+	for i < len(tokens) && strings.Contains(tokens[i], "=") {
+		i++
+	}
+	if i < len(tokens) {
+		base = tokens[i]
+	}
+	return slices.Contains(safeCommands, base)
+}
+
+func mutatingFind(cmd string) bool {
+	if !strings.Contains(cmd, "find") {
+		return false // no command named find: spare the parse
+	}
+	cs := parse(cmd).commands()
+	if len(cs) == 0 {
+		return false
+	}
+	c := cs[0]
+	if parseText(cmd, c.Args[0]) != "find" {
+		return false
+	}
+	for _, a := range c.Args[1:] {
+		if isWord(a) && slices.Contains(findMutatingPredicates, litWord(a)) {
+			return true
+		}
+	}
+	return false
+}
+
+func parseText(src string, n syntax.Node) string { return script{src: src}.text(n) }
+
+// DangerousPattern returns the first dangerous pattern command contains
+// ("rm -rf", "dd", "> /dev/", …), or "". Whitespace runs count as one
+// space; the short single words (dd, mkfs) match on word boundaries, the
+// others as substrings — so "format" also matches "--format", as in the
+// reference.
+func DangerousPattern(command string) string {
+	normalized := strings.Join(strings.Fields(command), " ")
+	for _, p := range dangerousCommands {
+		if !strings.Contains(p, " ") && len(p) <= 4 {
+			if containsWord(normalized, p) {
+				return p
+			}
+		} else if strings.Contains(normalized, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// containsWord is Python's re.search(r"\bP\b") for a pattern P of word
+// characters (Unicode letters, digits and underscore).
+func containsWord(s, p string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], p)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if !wordBefore(s[:at]) && !wordAfter(s[at+len(p):]) {
+			return true
+		}
+		i = at + 1
+	}
+}
+
+func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func wordBefore(s string) bool {
+	if s == "" {
+		return false
+	}
+	r := []rune(s[max(0, len(s)-4):])
+	return isWordRune(r[len(r)-1])
+}
+
+func wordAfter(s string) bool {
+	for _, r := range s {
+		return isWordRune(r)
+	}
+	return false
+}
+
+// FilePaths returns the file targets of command as (command, path) pairs:
+// the unquoted word arguments that are not flags of rm, mv, cp, chmod,
+// chown, chgrp, touch, ln, sed, mkdir and rmdir, and the targets of
+// redirections ("redirect"). Like the reference, quoted or expanded words
+// are not targets.
+func FilePaths(command string) [][2]string {
+	s := parse(command)
+	if s.file == nil {
+		return pathsFallback(command)
+	}
+	var out [][2]string
+	syntax.Walk(s.file, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Redirect:
+			switch x.Op {
+			case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			default:
+				if isWord(x.Word) {
+					out = append(out, [2]string{"redirect", strings.Trim(s.text(x.Word), `'"`)})
+				}
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 {
+				break
+			}
+			name := s.text(x.Args[0])
+			if !slices.Contains(fileCommands, name) {
+				break
+			}
+			for _, a := range x.Args[1:] {
+				if !isWord(a) {
+					continue
+				}
+				arg := strings.Trim(s.text(a), `'"`)
+				if !strings.HasPrefix(arg, "-") {
+					out = append(out, [2]string{name, arg})
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// pathsFallback is the reference's token scan for a command its parser
+// cannot read.
+func pathsFallback(command string) [][2]string {
+	var out [][2]string
+	tokens := strings.Fields(command)
+	for i := 0; i < len(tokens); i++ {
+		t := tokens[i]
+		switch t {
+		case ">", ">>", "2>", "&>":
+			if i+1 < len(tokens) {
+				out = append(out, [2]string{"redirect", strings.Trim(tokens[i+1], `'"`)})
+			}
+			i++
+			continue
+		case "rm", "mv", "cp", "chmod", "chown", "sed", "touch", "mkdir", "rmdir":
+			for _, a := range tokens[i+1:] {
+				a = strings.Trim(a, `'"`)
+				if !strings.HasPrefix(a, "-") {
+					out = append(out, [2]string{t, a})
+				}
+			}
+			return out
+		}
+	}
+	return out
+}
+
+// CommandPrefixes returns up to max distinct two-word prefixes ("git
+// commit") of command's parts, the reference's suggestion source: a part
+// gives none when its command is safe, it sets an environment variable
+// off the allow-list, or it has no second word.
+func CommandPrefixes(command string, max int) []string {
+	if strings.TrimSpace(command) == "" {
+		return nil
+	}
+	s := parse(command)
+	if s.file == nil {
+		return nil
+	}
+	subs := []string{command}
+	if cs := s.commands(); len(cs) > 0 {
+		subs = subs[:0]
+		for _, c := range cs {
+			subs = append(subs, s.text(c))
+		}
+	}
+	var out []string
+	for _, sub := range subs[:min(len(subs), max)] {
+		p := commandPrefix(sub)
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+		if len(out) >= max {
+			break
+		}
+	}
+	return out
+}
+
+func commandPrefix(sub string) string {
+	s := parse(sub)
+	cs := s.commands()
+	if len(cs) == 0 {
+		return ""
+	}
+	c := cs[0]
+	for _, a := range c.Assigns {
+		if a.Name == nil || !slices.Contains(safeEnvVars, a.Name.Value) {
+			return ""
+		}
+	}
+	parts := []string{s.text(c.Args[0])}
+	for _, a := range c.Args[1:] {
+		if isWord(a) {
+			parts = append(parts, s.text(a))
+			break
+		}
+	}
+	if slices.Contains(safeCommands, strings.ToLower(parts[0])) || len(parts) < 2 {
+		return ""
+	}
+	return parts[0] + " " + parts[1]
+}
+
+// removalTargets returns the non-flag arguments of every rm and rmdir part
+// of command, quotes trimmed, as the reference splits them (on whitespace).
+func removalTargets(command string) []string {
+	if len(strings.Fields(command)) == 0 {
+		return nil
+	}
+	var out []string
+	for _, sub := range subcommands(command) {
+		toks := strings.Fields(sub)
+		if len(toks) == 0 || (toks[0] != "rm" && toks[0] != "rmdir") {
+			continue
+		}
+		for _, t := range toks[1:] {
+			if !strings.HasPrefix(t, "-") {
+				out = append(out, strings.Trim(t, `'"`))
+			}
+		}
+	}
+	return out
+}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -180,4 +182,48 @@ func BenchmarkStreamEvents(b *testing.B) {
 			b.ReportMetric(float64(events), "events/run")
 		})
 	}
+}
+
+// BenchmarkParkedSessionMemory parks 500 replies on SQLite, each on its
+// own session, and reports how much the Go heap and the process's
+// resident memory grew per parked reply (after a GC, all runs ended).
+// Run it with -benchtime 1x: each iteration parks another 500.
+func BenchmarkParkedSessionMemory(b *testing.B) {
+	const n = 500
+	e := newEnv(b, nil, nil)
+	measure := func() (heap, rss float64) {
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		statm, err := os.ReadFile("/proc/self/statm")
+		if err != nil {
+			b.Fatal(err)
+		}
+		var size, resident float64
+		fmt.Sscan(string(statm), &size, &resident)
+		return float64(ms.HeapAlloc), resident * float64(os.Getpagesize())
+	}
+	park := func(count int) {
+		for range count {
+			sid := e.createSession()
+			e.model.Append(noteTurn)
+			if r := e.chat(sid, userMsg("note")); r.code != 200 {
+				b.Fatal(r.body)
+			}
+			e.waitStatus(sid, "awaiting_permission")
+		}
+	}
+	park(50) // warm up the pools, caches and connections
+	b.ResetTimer()
+	var heap, rss float64
+	for range b.N {
+		h0, r0 := measure()
+		park(n)
+		h1, r1 := measure()
+		heap += (h1 - h0) / n
+		rss += (r1 - r0) / n
+	}
+	b.ReportMetric(heap/float64(b.N), "heap-B/parked")
+	b.ReportMetric(rss/float64(b.N), "rss-B/parked")
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -234,12 +235,6 @@ func (c *Client) refresher() {
 			return
 		case <-c.refresh:
 		}
-		c.mu.Lock()
-		cn := c.conn
-		c.mu.Unlock()
-		if cn == nil {
-			continue
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.StartTimeout)
 		go func() { // the listing stops with the client
 			select {
@@ -248,18 +243,39 @@ func (c *Client) refresher() {
 			case <-ctx.Done():
 			}
 		}()
-		tools, rejected, err := c.list(ctx, cn.sess)
+		err := c.Refresh(ctx)
 		cancel()
-		if err != nil {
+		if err != nil && !errors.Is(err, errNotConnected) {
 			select {
 			case <-c.done: // closing cut the listing short
 			default:
 				c.log.Warn("mcp: refreshing the tool list failed", "server", c.name, "error", err)
 			}
-			continue
 		}
-		c.setTools(tools, rejected)
 	}
+}
+
+var errNotConnected = errors.New("not connected")
+
+// Refresh lists the server's tools now and updates Tools and the mounted
+// toolkits (the client does it by itself on notifications/tools/list_changed
+// and after reconnecting). It fails while the server is disconnected.
+func (c *Client) Refresh(ctx context.Context) error {
+	c.mu.Lock()
+	cn, closed := c.conn, c.closed
+	c.mu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case cn == nil:
+		return fmt.Errorf("mcp: the server %q is %w", c.name, errNotConnected)
+	}
+	tools, rejected, err := c.list(ctx, cn.sess)
+	if err != nil {
+		return fmt.Errorf("mcp: listing the tools of %q: %w", c.name, err)
+	}
+	c.setTools(tools, rejected)
+	return nil
 }
 
 func (c *Client) setTools(tools []*remoteTool, rejected []error) {
@@ -274,10 +290,15 @@ func (c *Client) setTools(tools []*remoteTool, rejected []error) {
 			gone = append(gone, old.name)
 		}
 	}
+	var add []tool.Tool
+	for _, t := range tools {
+		if !slices.Contains(c.tools, t) { // new or changed
+			add = append(add, t)
+		}
+	}
 	c.tools, c.rejected = tools, rejected
-	add := make([]tool.Tool, len(tools))
-	for i, t := range tools {
-		add[i] = t
+	if len(gone) == 0 && len(add) == 0 {
+		return
 	}
 	for _, m := range c.mounts {
 		m.tk.Remove(gone...)
@@ -345,6 +366,10 @@ func (c *Client) startError(cn *conn, err error) error {
 	return se
 }
 
+// closeGrace is how long a stdio server may take to exit once its stdin
+// is closed before its process group is killed.
+const closeGrace = 500 * time.Millisecond
+
 func (c *Client) closeConn(cn *conn) {
 	defer cn.cancel()
 	done := make(chan struct{})
@@ -356,9 +381,11 @@ func (c *Client) closeConn(cn *conn) {
 		<-done
 		return
 	}
+	// The server had its stdin closed: a moment to exit by itself, then
+	// the group goes, whatever it spawned.
 	select {
 	case <-done:
-	case <-time.After(3 * time.Second):
+	case <-time.After(closeGrace):
 	}
 	killGroup(cn.cmd)
 	<-done
@@ -390,8 +417,8 @@ func (c *Client) session(ctx context.Context) (*conn, error) {
 	defer cancel()
 	cn, err := c.dial(sctx)
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if err != nil {
+		defer c.mu.Unlock()
 		if ctx.Err() != nil { // the caller gave up: not the server's failure
 			return nil, err
 		}
@@ -400,11 +427,13 @@ func (c *Client) session(ctx context.Context) (*conn, error) {
 		c.lastErr = err
 		return nil, fmt.Errorf("reconnecting to the MCP server %q: %w", c.name, err)
 	}
-	if c.closed {
-		go c.closeConn(cn)
+	if c.closed { // Close ran while we dialed
+		c.mu.Unlock()
+		c.closeConn(cn)
 		return nil, ErrClosed
 	}
 	c.conn, c.backoff, c.lastErr = cn, 0, nil
+	c.mu.Unlock()
 	c.signalRefresh() // the server may have changed its tools meanwhile
 	c.log.Info("mcp: reconnected", "server", c.name)
 	return cn, nil
@@ -419,24 +448,34 @@ func (c *Client) drop(cn *conn, cause error) {
 	}
 	c.conn = nil
 	c.lastErr = cause
+	// Under mu: Close, which waits for wg, sets closed and clears conn
+	// under mu first, so no Add can race its Wait.
+	c.wg.Add(1)
 	c.mu.Unlock()
 	c.log.Warn("mcp: lost the connection to the server", "server", c.name, "error", cause)
-	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
 		c.closeConn(cn)
 	}()
 }
 
-// list fetches every page of the server's tools and builds them.
+// list fetches every page of the server's tools and builds them. A tool
+// whose definition did not change is kept as it was, so its schema is
+// not compiled again, here or by the toolkits it is mounted in.
 func (c *Client) list(ctx context.Context, sess *sdk.ClientSession) ([]*remoteTool, []error, error) {
+	c.mu.Lock()
+	prev := make(map[string]*remoteTool, len(c.tools))
+	for _, t := range c.tools {
+		prev[t.remote] = t
+	}
+	c.mu.Unlock()
 	var tools []*remoteTool
 	var rejected []error
 	for t, err := range sess.Tools(ctx, nil) {
 		if err != nil {
 			return nil, nil, err
 		}
-		rt, err := c.newTool(t)
+		rt, err := c.newTool(t, prev[t.Name])
 		if err != nil {
 			c.log.Warn("mcp: leaving out a tool with an unusable schema", "server", c.name, "tool", t.Name, "error", err)
 			rejected = append(rejected, err)
@@ -447,9 +486,13 @@ func (c *Client) list(ctx context.Context, sess *sdk.ClientSession) ([]*remoteTo
 	return tools, rejected, nil
 }
 
-func (c *Client) newTool(t *sdk.Tool) (*remoteTool, error) {
+func (c *Client) newTool(t *sdk.Tool, prev *remoteTool) (*remoteTool, error) {
 	name := ToolName(c.name, t.Name)
 	schema, err := inputSchema(t.InputSchema)
+	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint
+	if err == nil && prev != nil && prev.description == t.Description && prev.readOnly == readOnly && bytes.Equal(prev.schema, schema) {
+		return prev, nil
+	}
 	if err == nil {
 		_, err = tool.NewValidator(name, schema)
 	} else {
@@ -464,7 +507,7 @@ func (c *Client) newTool(t *sdk.Tool) (*remoteTool, error) {
 		remote:      t.Name,
 		description: t.Description,
 		schema:      schema,
-		readOnly:    t.Annotations != nil && t.Annotations.ReadOnlyHint,
+		readOnly:    readOnly,
 	}, nil
 }
 

@@ -35,4 +35,7 @@
 // results ("Error occurred when calling MCP tool: …", the reference's
 // text) and is reconnected on the next call, with exponential backoff
 // between failed attempts.
+//
+// The other direction: [NewServer] serves an agent as an MCP server whose
+// one tool sends a message to the agent and answers with its reply.
 package mcp

@@ -3,8 +3,10 @@ package mcp_test
 import (
 	"bufio"
 	"context"
+
 	"encoding/json"
 	"fmt"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"os"
 	"strings"
 	"testing"
@@ -31,6 +33,9 @@ func TestMain(m *testing.M) {
 // fakeServer speaks just enough JSON-RPC over stdio to misbehave in mode.
 func fakeServer(mode string) {
 	switch mode {
+	case "sdk":
+		sdkServer()
+		return
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fake: cannot open the database")
 		os.Exit(3)
@@ -170,5 +175,34 @@ func TestBadToolsAgentGoesOn(t *testing.T) {
 	}
 	if r := rs["c4"]; r.State != block.ResultError || !strings.Contains(resultText(r), "doesn't exist") {
 		t.Errorf("rejected tool: %s %q", r.State, resultText(r))
+	}
+}
+
+// echoText is the Go function the benchmarks call directly and through MCP.
+func echoText(s string) string { return "echo: " + s }
+
+// sdkServer is a go-sdk stdio server with echo, block (which waits for
+// its cancellation) and 100 more tools.
+func sdkServer() {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "bench", Version: "1"}, nil)
+	schema := map[string]any{"type": "object", "properties": map[string]any{"s": map[string]any{"type": "string"}}, "required": []any{"s"}}
+	h := func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		var in struct{ S string }
+		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+			return nil, err
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: echoText(in.S)}}}, nil
+	}
+	srv.AddTool(&sdk.Tool{Name: "echo", Description: "Echo s.", InputSchema: schema}, h)
+	srv.AddTool(&sdk.Tool{Name: "block", InputSchema: schema}, func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		<-ctx.Done() // until the client cancels
+		return nil, ctx.Err()
+	})
+	for i := range 100 {
+		srv.AddTool(&sdk.Tool{Name: fmt.Sprintf("tool_%03d", i), Description: "One of many.", InputSchema: schema}, h)
+	}
+	if err := srv.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 }

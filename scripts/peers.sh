@@ -10,6 +10,11 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HOME_DIR=${PEERS_HOME:-$REPO/testdata/peers}
 
+# Test packages run in parallel and may all want the peers at once: one
+# installs, the others wait for it under the lock, then find the tree current.
+exec 9>"$HOME_DIR/.install.lock"
+flock 9
+
 # node_modules/.package-lock.json is npm's record of what is installed: up
 # to date when it is newer than the committed lockfile.
 if [[ ! -f $HOME_DIR/node_modules/.package-lock.json || $HOME_DIR/package-lock.json -nt $HOME_DIR/node_modules/.package-lock.json ]]; then

@@ -4,6 +4,7 @@
 //
 //	agentscope run --model URI PROMPT     one agent reply, streamed (demo, openai:…, anthropic:…, gemini:…, ollama:…)
 //	agentscope serve [--addr --db --model]  serve agents over HTTP + SSE with durable sessions (the demo agent without --model)
+//	agentscope mcp [--http ADDR]         serve an agent as an MCP server (stdio, or streamable HTTP)
 //	agentscope fold < events.jsonl       fold one reply's events into its Msg
 //	agentscope conformance PATH...       run golden conformance traces against the engine
 //	agentscope version                   the build's version (also --version)

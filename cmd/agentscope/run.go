@@ -17,6 +17,7 @@ import (
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/provider"
+	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
 	"github.com/agentscope-go/agentscope/tool/builtin"
 )
@@ -24,7 +25,7 @@ import (
 func init() {
 	register("run", command{
 		Summary: "send one prompt to a model through the agent loop and print the reply as it streams",
-		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout DURATION] [-v] PROMPT (or the prompt on stdin)",
+		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout DURATION] [--mcp SPEC]... [--permission-mode MODE] [-v] PROMPT (or the prompt on stdin)",
 		Run:     runRun,
 	})
 }
@@ -61,6 +62,10 @@ func runRun(ctx context.Context, inv *invocation) int {
 	verbose := fs.Bool("v", false, "log the agent's and the model's warnings (retries, fallbacks) to stderr")
 	tools := fs.String("tools", "", "tool `set` to offer the model: \"demo\" (calculate, get_time), \"builtin\" (Bash, Read, Write, Edit, Glob, Grep) or \"none\"; default demo for --model demo, else none")
 	timeout := fs.Duration("timeout", 0, "how long the model may stay silent before its response starts and between chunks (`duration`, e.g. 30s; default 2m; connecting has 10s)")
+	var mcpSpecs specList
+	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server (repeatable): a command line ('npx -y @scope/server arg') or a URL, optionally prefixed `NAME=`")
+	var mode modeFlag
+	fs.Var(&mode, "permission-mode", "the permission `mode`: default, accept_edits, explore (read-only), bypass or dont_ask (never ask)")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
@@ -112,7 +117,13 @@ func runRun(ctx context.Context, inv *invocation) int {
 		inv.Errorf("%v", err)
 		return exitUsage
 	}
-	events, err := reply(ctx, replySetup{name: *name, model: m, system: *system, logger: logger, tools: tk}, prompt)
+	closeMCP, err := mountMCP(ctx, tk, mcpSpecs, logger)
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+	defer closeMCP()
+	events, err := reply(ctx, replySetup{name: *name, model: m, system: *system, logger: logger, tools: tk, mode: mode.mode}, prompt)
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitFailure
@@ -139,6 +150,13 @@ func runRun(ctx context.Context, inv *invocation) int {
 		return exitFailure
 	}
 	switch {
+	case p.end == nil && p.asked != nil:
+		var names []string
+		for _, c := range p.asked.ToolCalls {
+			names = append(names, c.Name)
+		}
+		inv.Errorf("the reply waits for permission to run %s; run does not ask: use --permission-mode bypass (allow) or dont_ask (deny)", strings.Join(names, ", "))
+		return exitFailure
 	case p.end == nil:
 		inv.Errorf("the reply ended without REPLY_END")
 		return exitFailure
@@ -165,6 +183,7 @@ type replySetup struct {
 	model        model.ChatModel
 	logger       *slog.Logger
 	tools        *tool.Toolkit
+	mode         permission.Mode // "": the default mode
 }
 
 // reply starts one agent reply to a user prompt. It is the command's only
@@ -173,6 +192,11 @@ func reply(ctx context.Context, s replySetup, prompt string) (iter.Seq2[event.Ev
 	a, err := agent.New(agent.Config{Name: s.name, Model: s.model, SystemPrompt: s.system, Toolkit: s.tools, Logger: s.logger})
 	if err != nil {
 		return nil, err
+	}
+	if s.mode != "" {
+		if err := a.Permissions().SetMode(s.mode); err != nil {
+			return nil, err
+		}
 	}
 	return a.Stream(ctx, []*message.Msg{message.UserText("user", prompt)}), nil
 }
@@ -184,9 +208,10 @@ type replyPrinter struct {
 	json    bool
 	start   *event.ReplyStart // the open reply, if any
 	end     *event.ReplyEnd
-	texts   int  // text blocks seen
-	printed bool // some text was written
-	lastNL  bool // the last text written ended a line
+	asked   *event.RequireUserConfirm // the reply parked on a permission prompt
+	texts   int                       // text blocks seen
+	printed bool                      // some text was written
+	lastNL  bool                      // the last text written ended a line
 	buf     []byte
 }
 
@@ -196,6 +221,8 @@ func (p *replyPrinter) event(ev event.Event) error {
 		p.start, p.end = e, nil
 	case *event.ReplyEnd:
 		p.start, p.end = nil, e
+	case *event.RequireUserConfirm:
+		p.asked = e
 	}
 	if p.json {
 		p.buf = append(ev.AppendJSON(p.buf[:0]), '\n')

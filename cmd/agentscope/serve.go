@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/demo"
+	"github.com/agentscope-go/agentscope/mcp"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/provider"
 	"github.com/agentscope-go/agentscope/server"
@@ -28,7 +29,7 @@ import (
 func init() {
 	register("serve", command{
 		Summary: "serve agents over HTTP + SSE with durable sessions (SQLite by default, or Postgres)",
-		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--lease DURATION] [-v]",
+		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--lease DURATION] [-v]",
 		Run:     runServe,
 	})
 }
@@ -56,6 +57,8 @@ func runServe(ctx context.Context, inv *invocation) int {
 	tools := fs.String("tools", "demo", "tool `set`: \"demo\" (calculate, get_time, save_note), \"builtin\" (Bash, Read, Write, Edit, Glob, Grep) or \"none\"")
 	lease := fs.Duration("lease", 30*time.Second, "how long a run's lease lasts without renewal; a crashed run is closed about this long after it died (`duration`)")
 	verbose := fs.Bool("v", false, "log debug messages")
+	var mcpSpecs specList
+	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server to the agent (repeatable): a command line or a URL, optionally prefixed `NAME=`")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
@@ -77,7 +80,13 @@ func runServe(ctx context.Context, inv *invocation) int {
 	}
 	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: level}))
 
-	spec, err := serveAgent(*uri, *baseURL, *system, *name, *tools, logger)
+	clients, closeMCP, err := connectMCP(ctx, mcpSpecs, logger)
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+	defer closeMCP()
+	spec, err := serveAgent(*uri, *baseURL, *system, *name, *tools, logger, clients...)
 	if err != nil {
 		printError(inv, err)
 		return exitUsage
@@ -108,7 +117,20 @@ func runServe(ctx context.Context, inv *invocation) int {
 		inv.Errorf("%v", err)
 		return exitFailure
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	// The agent as an MCP server at /mcp, behind the same token.
+	mcpSrv, err := agentMCPServer(spec, *name, "", logger)
+	if err != nil {
+		srv.Close()
+		ln.Close()
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+	mcpH, stopMCP := mcpHTTPHandler(mcpSrv, *token)
+	defer stopMCP()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpH)
+	mux.Handle("/", srv)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	what := "agent " + spec.ID + " (" + spec.Description + ")"
@@ -122,6 +144,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	case <-ctx.Done():
 	}
 	fmt.Fprintln(inv.Stderr, "agentscope serve: shutting down: interrupting running replies")
+	stopMCP()
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	code := exitOK
@@ -163,9 +186,10 @@ func openStore(ctx context.Context, db string) (session.Store, error) {
 }
 
 // serveAgent is the agent the server offers: on the model of uri, or the
-// demo agent when uri is empty. The model is built once and shared; each
-// run gets a fresh toolkit.
-func serveAgent(uri, baseURL, system, name, tools string, logger *slog.Logger) (server.Agent, error) {
+// demo agent when uri is empty. The model and the MCP servers are shared;
+// each run gets a fresh toolkit, with the servers' tools as they are when
+// it starts.
+func serveAgent(uri, baseURL, system, name, tools string, logger *slog.Logger, servers ...*mcp.Client) (server.Agent, error) {
 	var m model.ChatModel
 	spec := server.Agent{ID: "default", Name: name}
 	if uri == "" || uri == demo.Name {
@@ -198,6 +222,9 @@ func serveAgent(uri, baseURL, system, name, tools string, logger *slog.Logger) (
 		}
 		if tools == "builtin" {
 			ts = builtin.Tools(builtin.Config{})
+		}
+		for _, c := range servers {
+			ts = append(ts, c.Tools()...)
 		}
 		tk, err := tool.NewToolkit(ts)
 		if err != nil {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -83,6 +84,15 @@ func (r *run) runSequential(calls []*block.ToolCall) (outcome, error) {
 	for _, c := range calls {
 		out, err := r.executeRecovered(r.ctx, r.ctx, c, &r.out, nil, nil)
 		if err != nil {
+			if errors.Is(err, errStopped) && c.State == block.CallAllowed {
+				// The consumer left while the call ran (its tool is
+				// cancelled): as in a concurrent batch, the call is
+				// interrupted, so continuing the reply does not run it
+				// again. Only the state is left to tell.
+				if ierr := r.storeInterrupted(c); ierr != nil {
+					return 0, ierr
+				}
+			}
 			return 0, err
 		}
 		if o := batchOutcome([]callOutcome{out}); o != stepContinue {
@@ -90,6 +100,19 @@ func (r *run) runSequential(calls []*block.ToolCall) (outcome, error) {
 		}
 	}
 	return stepContinue, nil
+}
+
+// storeInterrupted settles c with an interrupted result in the state,
+// without events.
+func (r *run) storeInterrupted(c *block.ToolCall) error {
+	a := r.a
+	if err := c.Transition(block.CallFinished); err != nil {
+		return err
+	}
+	res := &block.ToolResult{ID: c.ID, Name: c.Name, Output: block.PlainBody(tool.InterruptedText), State: block.ResultInterrupted}
+	block.Fill(res, a.src)
+	a.st.AppendContext(a.src, a.name, res)
+	return nil
 }
 
 // executeRecovered runs one call, turning a panic (a middleware's, a
@@ -202,6 +225,11 @@ func (r *run) execute(ctx, toolCtx context.Context, c *block.ToolCall, out *sink
 		// No tool starts once the cancellation is visible (toolCtx would
 		// let it run until it waits): its result is the interruption.
 		toolCtx = ctx
+	} else if r.ctx.Err() != nil {
+		// In a batch, ctx is the worker's, cancelled only when the
+		// consumer next holds the turn; a sibling queued before it must
+		// not start its tool meanwhile.
+		toolCtx = r.ctx
 	}
 	return r.runTool(toolCtx, c, t, input, out, w)
 }
@@ -250,24 +278,46 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 	if t.Flags().StateInjected {
 		ctx = tool.WithState(ctx, a.st)
 	}
+	// closed: the batch was closed while the worker waited for its tool;
+	// the worker must not emit any more.
+	closed := false
 	inner := func(ctx context.Context, in ActingInput) iter.Seq[tool.Chunk] {
-		if w != nil {
-			// Wrapped only here, so middlewares see the tool itself (its
-			// optional interfaces included).
-			return a.runner.Run(ctx, lockstepTool{in.Tool}, in.Input)
+		if w == nil {
+			return a.runner.Run(ctx, in.Tool, in.Input)
 		}
-		return a.runner.Run(ctx, in.Tool, in.Input)
+		// Wrapped only here, so middlewares see the tool itself (its
+		// optional interfaces included). Only the pulls of the tool's
+		// chunks are bracketed as waiting for the tool: the middlewares'
+		// own code runs while the call holds the turn, so it may read the
+		// state its siblings write.
+		seq := a.runner.Run(ctx, lockstepTool{in.Tool}, in.Input)
+		return func(yield func(tool.Chunk) bool) {
+			if closed {
+				return
+			}
+			w.EnterTool()
+			for chunk := range seq {
+				if !w.LeaveTool() {
+					closed = true
+					return
+				}
+				if !yield(chunk) {
+					return
+				}
+				w.EnterTool()
+			}
+			if !w.LeaveTool() {
+				closed = true
+			}
+		}
 	}
 	h := inner
 	if len(a.mws.acting) > 0 {
 		h = a.actingChain(inner)
 	}
 	resp := tool.NewResponse(c.ID, a.src)
-	if w != nil {
-		w.EnterTool()
-	}
 	for chunk := range h(ctx, ActingInput{ToolCall: c, Tool: t, Input: input}) {
-		if w != nil && !w.LeaveTool() {
+		if closed {
 			return callDone, nil
 		}
 		foldErr := resp.Append(chunk)
@@ -287,11 +337,8 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 			}
 			break
 		}
-		if w != nil {
-			w.EnterTool()
-		}
 	}
-	if w != nil && !w.LeaveTool() {
+	if closed {
 		return callDone, nil
 	}
 	res := resp.Result(c.Name)

@@ -246,8 +246,12 @@ func WithResult(r *Result) ReplyOption { return func(o *replyOptions) { o.result
 // A ctx already done when the reply would start runs nothing and changes
 // nothing: the stream is only an error wrapping ctx.Err(). The same holds
 // for Confirm, DeliverExternal and Interrupt. Stopping the iteration early
-// abandons the reply where it is (running tools are cancelled; the state
-// stays resumable).
+// abandons the reply where it is, without further events: running tools
+// are cancelled and their calls get interrupted results in the state. In
+// a concurrent batch that holds for every call of the batch (one whose
+// tool finished first keeps its own result); in a sequential one the
+// calls after the running one stay pending. The state stays resumable,
+// and continuing the reply runs no call twice.
 func (a *Agent) Stream(ctx context.Context, msgs []*message.Msg, opts ...ReplyOption) iter.Seq2[event.Event, error] {
 	return a.start(ctx, ReplyInput{Msgs: msgs}, nil, opts)
 }
@@ -255,8 +259,9 @@ func (a *Agent) Stream(ctx context.Context, msgs []*message.Msg, opts ...ReplyOp
 // Confirm resumes a reply parked on a permission prompt with the user's
 // answers (one per pending call of Result.Pending in state "asking"; the
 // calls not answered stay pending) and streams the rest of the reply. An
-// answer that does not fit what the reply waits for is an *InputError
-// wrapping ErrInvalidResume, with the state unchanged.
+// answer that does not fit what the reply waits for (a call not asking,
+// two answers for one call) is an *InputError wrapping ErrInvalidResume,
+// with the state unchanged.
 func (a *Agent) Confirm(ctx context.Context, res *event.UserConfirmResult, opts ...ReplyOption) iter.Seq2[event.Event, error] {
 	var err error
 	if res == nil {
@@ -266,8 +271,10 @@ func (a *Agent) Confirm(ctx context.Context, res *event.UserConfirmResult, opts 
 }
 
 // DeliverExternal resumes a reply parked on external tools with their
-// results (for the pending calls in state "submitted") and streams the
-// rest of the reply; errors as for Confirm.
+// results (for the pending calls in state "submitted", at most one per
+// call) and streams the rest of the reply; errors as for Confirm. A result
+// the agent could not store (an output block that is nil or not text or
+// data, an unknown state) is an *InputError wrapping ErrInvalidInput.
 func (a *Agent) DeliverExternal(ctx context.Context, res *event.ExternalExecutionResult, opts ...ReplyOption) iter.Seq2[event.Event, error] {
 	var err error
 	if res == nil {

@@ -35,7 +35,8 @@ func (a *Agent) checkIncoming(ev event.Event) (bool, error) {
 		if len(asking) == 0 {
 			return false, resumeErr("Agent is not waiting for user confirmation, but received UserConfirmResultEvent: %s", event.Marshal(e))
 		}
-		var unknown []string
+		var unknown, dup []string
+		seen := map[string]bool{}
 		for _, r := range e.ConfirmResults {
 			if r.ToolCall == nil {
 				return false, resumeErr("Received UserConfirmResultEvent with a confirm result without a tool call.")
@@ -43,15 +44,25 @@ func (a *Agent) checkIncoming(ev event.Event) (bool, error) {
 			if !slices.Contains(asking, r.ToolCall.ID) {
 				unknown = append(unknown, r.ToolCall.ID)
 			}
+			if seen[r.ToolCall.ID] {
+				dup = append(dup, r.ToolCall.ID)
+			}
+			seen[r.ToolCall.ID] = true
 		}
 		if len(unknown) > 0 {
 			return false, resumeErr("Received UserConfirmResultEvent with tool call ids %s that are not waiting for confirmation.", pyjson.StrSetRepr(unknown))
+		}
+		if len(dup) > 0 {
+			// Two answers for one call: which one the user meant is
+			// anybody's guess.
+			return false, resumeErr("Received UserConfirmResultEvent with more than one confirm result for tool call ids %s.", pyjson.StrSetRepr(dup))
 		}
 	case *event.ExternalExecutionResult:
 		if len(submitted) == 0 {
 			return false, resumeErr("Agent is not waiting for external execution result, but received ExternalExecutionResultEvent: %s", event.Marshal(e))
 		}
-		var unknown []string
+		var unknown, dup []string
+		seen := map[string]bool{}
 		for _, r := range e.ExecutionResults {
 			if r == nil {
 				return false, resumeErr("Received ExternalExecutionResultEvent with an empty execution result.")
@@ -59,12 +70,45 @@ func (a *Agent) checkIncoming(ev event.Event) (bool, error) {
 			if !slices.Contains(submitted, r.ID) {
 				unknown = append(unknown, r.ID)
 			}
+			if seen[r.ID] {
+				dup = append(dup, r.ID)
+			}
+			seen[r.ID] = true
 		}
 		if len(unknown) > 0 {
 			return false, resumeErr("Received ExternalExecutionResultEvent with tool call ids %s that are not waiting for external execution results.", pyjson.StrSetRepr(unknown))
 		}
+		if len(dup) > 0 {
+			// The context would hold two results for one call, of which
+			// the event fold keeps only the first.
+			return false, resumeErr("Received ExternalExecutionResultEvent with more than one execution result for tool call ids %s.", pyjson.StrSetRepr(dup))
+		}
+		for _, r := range e.ExecutionResults {
+			if err := checkExternalResult(r); err != nil {
+				return false, err
+			}
+		}
 	}
 	return ev != nil, nil
+}
+
+// checkExternalResult rejects a result the agent could neither emit nor
+// save so that it loads again: a tool result holds text and data blocks
+// only, none of them nil, and a known state ("" is the block's default,
+// running).
+func checkExternalResult(r *block.ToolResult) error {
+	if r.State != "" && !r.State.Valid() {
+		return inputErr("Invalid execution result for tool call %s: unknown state %q.", r.ID, r.State)
+	}
+	for i, b := range r.Output.Blocks {
+		if block.IsNil(b) {
+			return inputErr("Invalid execution result for tool call %s: output block %d is None.", r.ID, i)
+		}
+		if k := b.Kind(); k != block.KindText && k != block.KindData {
+			return inputErr("Invalid execution result for tool call %s: output block %d is a %s block; a tool result holds only text and data blocks.", r.ID, i, k)
+		}
+	}
+	return nil
 }
 
 // handleIncoming applies a checked resume event to the state and emits

@@ -112,3 +112,21 @@ func TestPermissionModesThroughTheAgent(t *testing.T) {
 		t.Fatalf("allow rules %+v", rules)
 	}
 }
+
+// The injected time is read back with the configured format, whatever
+// literal text it holds: a format with a literal digit is not re-injected
+// on every model call.
+func TestInjectionFormatWithLiteralText(t *testing.T) {
+	now := time.Date(2026, 12, 1, 21, 5, 7, 0, time.UTC)
+	for _, f := range []string{"%d.%m.%Y (UTC+1) %H:%M", "%Y day %j, %H:%M", "%c"} {
+		ic := agent.RuntimeStateConfig{TimeFormat: f}
+		a, _ := newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("a")), scripted.Reply(scripted.Text("b"))}, nil,
+			runtimeState(ic, func() time.Time { return now }))
+		if h := hints(mustReply(t, a, user("Hi"))); len(h) != 1 {
+			t.Fatalf("%q: hints %q", f, h)
+		}
+		if h := hints(mustReply(t, a, user("again"))); len(h) != 0 {
+			t.Errorf("%q: re-injected within the interval: %q", f, h)
+		}
+	}
+}

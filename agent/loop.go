@@ -199,6 +199,12 @@ func (r *run) loop() (outcome, error) {
 	a, st := r.a, r.a.st
 	ls := loopState{progress: true}
 	for {
+		if r.ctx.Err() != nil {
+			// A cancellation that landed where nothing reported it (a
+			// batch whose calls all finished before the sweep) still ends
+			// the reply before the next step starts a model or tool call.
+			return stepInterrupted, nil
+		}
 		act := decide(r.decideInput(ls.final != nil))
 		var o outcome
 		var err error
@@ -222,6 +228,11 @@ func (r *run) loop() (outcome, error) {
 			}
 		case stepAgain:
 		case stepParked:
+			if r.ctx.Err() != nil {
+				// Cancelled while a batch parked a call: the reply is
+				// interrupted, not left waiting for an answer.
+				return stepInterrupted, nil
+			}
 			return stepFinished, r.park()
 		case stepInterrupted, stepFinished:
 			return o, nil

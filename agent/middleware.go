@@ -122,7 +122,9 @@ type replyStateKey struct{}
 // the reply (where Agent.State is ErrBusy). A hook may read it and change
 // it as the reply's own steps do — e.g. a Reply hook that swallows a
 // REPLY_END lowers Reply.CurIter to grant another round. Acting hooks of a
-// concurrent batch run beside their siblings' tools and must only read it.
+// concurrent batch run while their call holds the batch's turn (their
+// siblings' tools may run meanwhile, but no sibling touches the state), and
+// must only read it.
 // Outside a middleware hook's reply it is nil.
 func ReplyState(ctx context.Context) *state.AgentState {
 	st, _ := ctx.Value(replyStateKey{}).(*state.AgentState)

@@ -1,6 +1,12 @@
 package block
 
-import "github.com/agentscope-go/agentscope/internal/wire"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentscope-go/agentscope/internal/wire"
+)
 
 // NullString is a string field that may also be JSON null. The zero value is
 // null; Some("") is the empty string, which the wire keeps apart from null
@@ -33,3 +39,22 @@ func (n NullString) AppendJSON(dst []byte) []byte {
 
 // MarshalJSON returns the string literal, or null.
 func (n NullString) MarshalJSON() ([]byte, error) { return n.AppendJSON(nil), nil }
+
+// UnmarshalJSON reads a string literal (Valid) or null (not Valid); any
+// other JSON value is an error.
+func (n *NullString) UnmarshalJSON(data []byte) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		*n = NullString{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("block.NullString: want a string or null: %w", err)
+	}
+	*n = Some(s)
+	return nil
+}
+
+// IsZero reports null, so that a field tagged omitzero is left out when it
+// is null and kept when it is "".
+func (n NullString) IsZero() bool { return !n.Valid }

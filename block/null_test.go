@@ -50,3 +50,44 @@ func TestNullString(t *testing.T) {
 		t.Fatalf("MarshalJSON: %s", b)
 	}
 }
+
+// NullString works with encoding/json in both directions: null and ""
+// stay apart, and omitzero leaves out only null.
+func TestNullStringEncodingJSON(t *testing.T) {
+	type rec struct {
+		A block.NullString `json:"a"`
+		B block.NullString `json:"b,omitzero"`
+	}
+	cases := []struct {
+		in   string
+		want rec
+		out  string
+	}{
+		{`{"a":"x","b":"y"}`, rec{block.Some("x"), block.Some("y")}, `{"a":"x","b":"y"}`},
+		{`{"a":"","b":""}`, rec{block.Some(""), block.Some("")}, `{"a":"","b":""}`},
+		{`{"a":null,"b":null}`, rec{}, `{"a":null}`},
+		{`{}`, rec{}, `{"a":null}`},
+		{`{"a":"\u00e9\n"}`, rec{A: block.Some("é\n")}, `{"a":"é\n"}`},
+	}
+	for _, c := range cases {
+		// Start from non-zero values where the input sets both fields:
+		// null must reset them.
+		got := rec{}
+		if strings.Contains(c.in, `"b"`) {
+			got = rec{block.Some("old"), block.Some("old")}
+		}
+		if err := json.Unmarshal([]byte(c.in), &got); err != nil || got != c.want {
+			t.Errorf("Unmarshal %s: %+v, %v; want %+v", c.in, got, err, c.want)
+		}
+		b, err := json.Marshal(got)
+		if err != nil || string(b) != c.out {
+			t.Errorf("Marshal %+v: %s, %v; want %s", got, b, err, c.out)
+		}
+	}
+	for _, bad := range []string{`{"a":1}`, `{"a":true}`, `{"a":["x"]}`} {
+		var r rec
+		if err := json.Unmarshal([]byte(bad), &r); err == nil {
+			t.Errorf("Unmarshal %s: no error", bad)
+		}
+	}
+}

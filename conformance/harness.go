@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/agentscope-go/agentscope/agent"
@@ -17,6 +18,7 @@ import (
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/stamp"
 	"github.com/agentscope-go/agentscope/tool"
+	"github.com/agentscope-go/agentscope/tool/builtin"
 )
 
 // Defaults of the reference harness.
@@ -63,6 +65,15 @@ func build(spec *ojson.Object, src stamp.Source) (*harness, error) {
 
 	var tools []tool.Tool
 	for i, tv := range getArr(spec, "tools") {
+		// A tool named by its library name (a string, or {"ref": name})
+		// is a built-in tool.
+		if t, ok, err := libraryTool(tv); ok || err != nil {
+			if err != nil {
+				return nil, specErr(fmt.Sprintf("tools[%d]", i), "%v", err)
+			}
+			tools = append(tools, t)
+			continue
+		}
 		to, ok := tv.(*ojson.Object)
 		if !ok {
 			return nil, specErr(fmt.Sprintf("tools[%d]", i), "expected an object")
@@ -178,6 +189,34 @@ func pyDumps(v any, sortKeys bool) string {
 func pyStr(v any) string { return pyjson.Str(pyjson.FromAny(v)) }
 
 // scriptedTool builds one tool of the harness (§ "Scripted tools").
+// libraryTool resolves a tool given by library name: a string, or an
+// object whose "ref" names the tool (overrides are not supported for
+// built-in tools). ok is false for an inline scripted tool.
+func libraryTool(v any) (t tool.Tool, ok bool, err error) {
+	name, isName := v.(string)
+	if o, isObj := v.(*ojson.Object); isObj {
+		ref, hasRef := o.Get("ref")
+		if !hasRef {
+			return nil, false, nil
+		}
+		if name, isName = ref.(string); !isName {
+			return nil, true, fmt.Errorf("ref must be a tool name")
+		}
+		if len(o.Keys) > 1 {
+			return nil, true, fmt.Errorf("built-in tool %q takes no overrides", name)
+		}
+	}
+	if !isName {
+		return nil, false, nil
+	}
+	for _, b := range builtin.Tools(builtin.Config{}) {
+		if b.Name() == name {
+			return b, true, nil
+		}
+	}
+	return nil, true, fmt.Errorf("no tool named %q in the library (built-in tools: %s)", name, strings.Join(builtin.Names, ", "))
+}
+
 func scriptedTool(to *ojson.Object) (tool.Tool, error) {
 	name := getStr(to, "name", "")
 	if name == "" {

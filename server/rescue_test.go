@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -106,4 +107,57 @@ func TestRescueDeadRun(t *testing.T) {
 		t.Fatalf("next reply %+v", end)
 	}
 	checkSeqs(t, next, 11)
+}
+
+// gatedStore holds SaveState until the test opens the gate.
+type gatedStore struct {
+	session.Store
+	entered, gate chan struct{}
+}
+
+func (g *gatedStore) SaveState(ctx context.Context, k session.Key, v int64, st json.RawMessage) (int64, error) {
+	g.entered <- struct{}{}
+	<-g.gate
+	return g.Store.SaveState(ctx, k, v, st)
+}
+
+// State first, then the event: while the state of a parking run is being
+// saved, its REQUIRE_USER_CONFIRM is in neither the log nor any stream,
+// so a replay cannot show a confirmation the store does not hold yet.
+func TestParkEventLoggedAfterState(t *testing.T) {
+	g := &gatedStore{entered: make(chan struct{}, 1), gate: make(chan struct{})}
+	e := newEnv(t, []scripted.Turn{noteTurn}, func(c *server.Config) { g.Store = c.Store; c.Store = g })
+	var once sync.Once
+	open := func() { once.Do(func() { close(g.gate) }) }
+	t.Cleanup(open) // before the server's Close, so a failure cannot hang it
+	sid := e.createSession()
+	live := e.openStream(sid, "")
+	if r := e.chat(sid, userMsg("note")); r.code != 200 {
+		t.Fatal(r.body)
+	}
+	<-g.entered
+	k := session.Key{UserID: user, SessionID: sid}
+	evs, err := e.store.ReadEvents(context.Background(), k, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range evs {
+		if strings.Contains(string(ev.JSON), `"type":"REQUIRE_USER_CONFIRM"`) {
+			t.Fatal("the park is in the log before the state is saved")
+		}
+	}
+	// The replay gives what is logged (the batch holding the park is held
+	// back whole), then, once the state is saved, the rest.
+	replay := e.openStream(sid, "?since=0")
+	var got []sseEvent
+	for range evs {
+		got = append(got, replay.next())
+	}
+	open()
+	got = append(got, replay.until(event.TypeRequireUserConfirm)...)
+	checkSeqs(t, got, 1)
+	live.until(event.TypeRequireUserConfirm)
+	if s := e.status(sid); s != "awaiting_permission" {
+		t.Fatalf("status %s", s)
+	}
 }

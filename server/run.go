@@ -190,9 +190,20 @@ func (r *run) exec() {
 		res      agent.Result
 	)
 	defer func() {
-		pending := w.close()
+		held := w.close()
 		if !first {
 			r.persist(bg, ag)
+		}
+		// The last events are logged once the reply and state are stored;
+		// they are published once the session is free.
+		var seq0 int64
+		if len(held) > 0 {
+			var err error
+			if seq0, err = s.store.AppendEvents(bg, r.key, held); err != nil {
+				s.log.Error("server: append events", "session", r.key.SessionID, "err", err)
+				held = nil
+			}
+			r.firstSeq.CompareAndSwap(0, seq0)
 		}
 		s.completeInput(r.key, r.inputID)
 		r.cancel()
@@ -203,9 +214,11 @@ func (r *run) exec() {
 		s.mu.Lock()
 		delete(s.runs, r.key)
 		s.mu.Unlock()
-		// The last events (REPLY_END, a park) go out only now: a client
-		// that sees them finds the reply stored and the session free.
-		s.hub.publish(r.key, pending)
+		frames := make([]frame, len(held))
+		for i, js := range held {
+			frames[i] = newFrame(seq0+int64(i), js)
+		}
+		s.hub.publish(r.key, frames)
 		if first {
 			r.started <- startErr
 		}
@@ -348,13 +361,16 @@ func (r *run) persist(ctx context.Context, ag *agent.Agent) {
 }
 
 // writer is a run's group commit: it takes every event available, appends
-// them to the log in one AppendEvents call, then publishes them. The batch
-// holding the run's last events is kept back for the run to publish once
-// the reply is persisted.
+// them to the log in one AppendEvents call, then publishes them. A batch
+// holding a terminal event (REPLY_END, a park) is kept back, not even
+// logged, until either more events follow it or the run ends: then the run
+// logs and publishes it after the reply and state are stored (state first,
+// then the event), so a client that sees it — live or from a replay of the
+// log — finds the reply stored and the session free.
 type writer struct {
 	r      *run
 	ch     chan item
-	result chan []frame
+	result chan []json.RawMessage
 	failed bool
 }
 
@@ -364,7 +380,7 @@ type item struct {
 }
 
 func newWriter(r *run) *writer {
-	w := &writer{r: r, ch: make(chan item, 4*maxBatch), result: make(chan []frame, 1)}
+	w := &writer{r: r, ch: make(chan item, 4*maxBatch), result: make(chan []json.RawMessage, 1)}
 	go w.loop()
 	return w
 }
@@ -379,8 +395,8 @@ func (w *writer) emit(e event.Event) {
 	w.ch <- item{js: e.AppendJSON(make([]byte, 0, 256)), terminal: terminal}
 }
 
-// close ends the writer and returns the frames it kept back.
-func (w *writer) close() []frame {
+// close ends the writer and returns the events it kept back, not logged.
+func (w *writer) close() []json.RawMessage {
 	close(w.ch)
 	return <-w.result
 }
@@ -388,15 +404,15 @@ func (w *writer) close() []frame {
 func (w *writer) loop() {
 	r := w.r
 	ctx := context.WithoutCancel(r.ctx)
-	var pending []frame
-	batch := make([]json.RawMessage, 0, maxBatch)
+	var held []json.RawMessage
 	for {
 		it, ok := <-w.ch
 		if !ok {
-			w.result <- pending
+			w.result <- held
 			return
 		}
-		batch = append(batch[:0], it.js)
+		batch := append(held, it.js)
+		held = nil
 		terminal := it.terminal
 	drain:
 		for len(batch) < maxBatch {
@@ -414,25 +430,33 @@ func (w *writer) loop() {
 		if w.failed {
 			continue
 		}
-		first, err := r.s.store.AppendEvents(ctx, r.key, batch)
-		if err != nil {
-			// Nothing unlogged is ever published: stop the run.
-			r.s.log.Error("server: append events", "session", r.key.SessionID, "err", err)
-			w.failed = true
-			r.cancel()
+		if terminal {
+			held = batch
 			continue
 		}
-		r.firstSeq.CompareAndSwap(0, first)
-		frames := make([]frame, len(batch))
-		for i, js := range batch {
-			frames[i] = newFrame(first+int64(i), js)
-		}
-		r.s.hub.publish(r.key, pending)
-		pending = nil
-		if terminal {
-			pending = frames
-		} else {
-			r.s.hub.publish(r.key, frames)
+		if !w.r.log(ctx, batch) {
+			w.failed = true
+			r.cancel()
 		}
 	}
+}
+
+// log appends a batch and publishes it; false when the store failed.
+func (r *run) log(ctx context.Context, batch []json.RawMessage) bool {
+	if len(batch) == 0 {
+		return true
+	}
+	first, err := r.s.store.AppendEvents(ctx, r.key, batch)
+	if err != nil {
+		// Nothing unlogged is ever published.
+		r.s.log.Error("server: append events", "session", r.key.SessionID, "err", err)
+		return false
+	}
+	r.firstSeq.CompareAndSwap(0, first)
+	frames := make([]frame, len(batch))
+	for i, js := range batch {
+		frames[i] = newFrame(first+int64(i), js)
+	}
+	r.s.hub.publish(r.key, frames)
+	return true
 }

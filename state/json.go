@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/internal/wire"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/permission"
@@ -31,7 +32,8 @@ func (e *DecodeError) Error() string {
 func (e *DecodeError) Unwrap() []error { return []error{ErrInvalid, e.Err} }
 
 // AppendJSON appends the reference JSON (compact, field order as pydantic
-// writes it).
+// writes it). It cannot fail, so it writes a nil block as null, which no
+// reader accepts; MarshalJSON reports such a block instead.
 func (s *AgentState) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"session_id":`...)
 	dst = wire.AppendString(dst, s.SessionID)
@@ -67,8 +69,44 @@ func (s *AgentState) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// MarshalJSON returns the reference JSON.
-func (s *AgentState) MarshalJSON() ([]byte, error) { return s.AppendJSON(make([]byte, 0, 1024)), nil }
+// MarshalJSON returns the reference JSON, or an error wrapping
+// message.ErrNilBlock (naming the position) when the summary, a message or
+// a tool result or hint in it holds a nil block, or wrapping ErrInvalid for
+// a nil message: a state written with them would not load again.
+func (s *AgentState) MarshalJSON() ([]byte, error) {
+	if err := noNilBlocks("summary", s.Summary.Blocks); err != nil {
+		return nil, err
+	}
+	for i, m := range s.Context {
+		if m == nil {
+			return nil, fmt.Errorf("agent state: context[%d]: nil message: %w", i, ErrInvalid)
+		}
+		if err := noNilBlocks(fmt.Sprintf("context[%d].content", i), m.Content); err != nil {
+			return nil, err
+		}
+	}
+	return s.AppendJSON(make([]byte, 0, 1024)), nil
+}
+
+// noNilBlocks finds a nil block in content or in a body inside it.
+func noNilBlocks(path string, content []block.Block) error {
+	for i, b := range content {
+		if block.IsNil(b) {
+			return fmt.Errorf("agent state: %s[%d]: %w", path, i, message.ErrNilBlock)
+		}
+		var body []block.Block
+		switch b := b.(type) {
+		case *block.ToolResult:
+			body = b.Output.Blocks
+		case *block.Hint:
+			body = b.Hint.Blocks
+		}
+		if err := noNilBlocks(fmt.Sprintf("%s[%d].body", path, i), body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // AppendJSON appends the reply_context object.
 func (r *ReplyContext) AppendJSON(dst []byte) []byte {

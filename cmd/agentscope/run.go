@@ -19,6 +19,7 @@ import (
 	"github.com/agentscope-go/agentscope/model/provider"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
+	"github.com/agentscope-go/agentscope/tool/builtin"
 )
 
 func init() {
@@ -59,7 +60,7 @@ func runRun(ctx context.Context, inv *invocation) int {
 	system := fs.String("system", "", "the system `prompt`")
 	name := fs.String("name", "assistant", "the agent's `name`")
 	verbose := fs.Bool("v", false, "log the agent's and the model's warnings (retries, fallbacks) to stderr")
-	tools := fs.String("tools", "", "tool `set` to offer the model: \"demo\" (calculate, get_time) or \"none\"; default demo for --model demo, else none")
+	tools := fs.String("tools", "", "tool `set` to offer the model: \"demo\" (calculate, get_time), \"builtin\" (Bash, Read, Write, Edit, Glob, Grep) or \"none\"; default demo for --model demo, else none")
 	timeout := fs.Duration("timeout", 0, "how long the model may stay silent before its response starts and between chunks (`duration`, e.g. 30s; default 2m; connecting has 10s)")
 	var mcpSpecs specList
 	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server (repeatable): a command line ('npx -y @scope/server arg') or a URL, optionally prefixed `NAME=`")
@@ -330,6 +331,8 @@ func toolkitFor(set string, m model.ChatModel) (*tool.Toolkit, error) {
 			return nil, err
 		}
 		return tool.NewToolkit(ts)
+	case "builtin":
+		return tool.NewToolkit(builtin.Tools(builtin.Config{}))
 	}
-	return nil, fmt.Errorf("unknown tool set %q (want demo or none)", set)
+	return nil, fmt.Errorf("unknown tool set %q (want demo, builtin or none)", set)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/agentscope-go/agentscope/session/sqlite"
 	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
+	"github.com/agentscope-go/agentscope/tool/builtin"
 )
 
 func init() {
@@ -53,7 +54,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	baseURL := fs.String("base-url", "", "override the provider's API `URL`")
 	system := fs.String("system", "", "the system `prompt`")
 	name := fs.String("name", "assistant", "the agent's `name`")
-	tools := fs.String("tools", "demo", "tool `set`: \"demo\" (calculate, get_time, save_note) or \"none\"")
+	tools := fs.String("tools", "demo", "tool `set`: \"demo\" (calculate, get_time, save_note), \"builtin\" (Bash, Read, Write, Edit, Glob, Grep) or \"none\"")
 	lease := fs.Duration("lease", 30*time.Second, "how long a run's lease lasts without renewal; a crashed run is closed about this long after it died (`duration`)")
 	verbose := fs.Bool("v", false, "log debug messages")
 	var mcpSpecs specList
@@ -69,8 +70,8 @@ func runServe(ctx context.Context, inv *invocation) int {
 		inv.Errorf("listening on %s (not loopback) requires a token: --token or AGENTSCOPE_TOKEN", *addr)
 		return exitUsage
 	}
-	if *tools != "demo" && *tools != "none" {
-		inv.Errorf("unknown tool set %q (want demo or none)", *tools)
+	if *tools != "demo" && *tools != "builtin" && *tools != "none" {
+		inv.Errorf("unknown tool set %q (want demo, builtin or none)", *tools)
 		return exitUsage
 	}
 	level := slog.LevelInfo
@@ -218,6 +219,9 @@ func serveAgent(uri, baseURL, system, name, tools string, logger *slog.Logger, s
 				return nil, err
 			}
 			ts = append(ts, note)
+		}
+		if tools == "builtin" {
+			ts = builtin.Tools(builtin.Config{})
 		}
 		for _, c := range servers {
 			ts = append(ts, c.Tools()...)

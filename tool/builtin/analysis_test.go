@@ -203,3 +203,97 @@ func TestShlexSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceBashToolCases are the command lists of the reference's
+// Bash tool tests (tests/builtin_bash_test.py), with their assertions.
+func TestReferenceBashToolCases(t *testing.T) {
+	pc := permission.NewContext(permission.ModeDefault)
+	check := func(cmd string) permission.Decision { return BashDecision(cmd, pc, Config{}) }
+	for _, cmd := range []string{"ls $(pwd)", "rm $(find . -name '*.tmp')", "cat `which python`", "ls $(rm -rf /)"} {
+		if d := check(cmd); d.Behavior != block.Ask || !strings.Contains(d.Message, "command_substitution") {
+			t.Errorf("%q: %+v", cmd, d)
+		}
+	}
+	for _, cmd := range []string{"for f in *.txt; do cat $f; done", "while read line; do echo $line; done < file.txt", "if [ -f file.txt ]; then cat file.txt; fi"} {
+		if d := check(cmd); d.Behavior != block.Ask || !strings.Contains(d.Message, "cannot be statically analyzed") {
+			t.Errorf("%q: %+v", cmd, d)
+		}
+	}
+	if d := check("(cd /tmp && ls)"); d.Behavior != block.Ask || !strings.Contains(d.Message, "subshell") {
+		t.Errorf("subshell: %+v", d)
+	}
+	for _, cmd := range []string{
+		"find . -delete", "find . -name '*.tmp' -delete", "find . -daystart -delete", "find . -nogroup -delete",
+		"find . -nouser -delete", `find . -exec rm {} \;`, `find . -execdir rm {} \;`, "find . -fls results.txt",
+		"find . -fprint results.txt", "find . -fprint0 results.txt", `find . -fprintf results.txt '%p\n'`,
+		`find . -ok rm {} \;`, `find . -okdir rm {} \;`,
+	} {
+		if d := check(cmd); d.Behavior == block.Allow {
+			t.Errorf("mutating find %q allowed", cmd)
+		}
+	}
+	for _, cmd := range []string{"ls -la", "cat file.txt", "find . -name '-delete'", "find . -path './-fprint'", "find . -regex '.*-exec.*'", "git status", "echo 'hello world'"} {
+		if d := check(cmd); d.Behavior == block.Ask {
+			t.Errorf("safe %q asks: %s", cmd, d.Message)
+		}
+	}
+	removal := func(d permission.Decision) bool {
+		return strings.Contains(d.Message, "Dangerous removal operation") || strings.Contains(d.Message, "dangerous pattern")
+	}
+	for _, cmd := range []string{
+		"rm -rf /", "rm -rf /usr", "rm -rf /etc", "rm -rf /tmp", "rm -rf /var", "rm -rf /bin", "rm -rf ~",
+		"rm -rf *", "rm -rf /*", "rm -rf /tmp/*", "ls && rm -rf /", "cd /tmp && rm -rf /usr", "echo start; rm -rf ~; echo end",
+	} {
+		if d := check(cmd); d.Behavior != block.Ask || !d.BypassImmune || !removal(d) {
+			t.Errorf("%q: %+v", cmd, d)
+		}
+	}
+	for _, cmd := range []string{"rmdir /", "rmdir /usr", "rmdir ~"} {
+		if d := check(cmd); d.Behavior != block.Ask || !strings.Contains(d.Message, "Dangerous removal operation") {
+			t.Errorf("%q: %+v", cmd, d)
+		}
+	}
+	for _, cmd := range []string{"rm file.txt", "rm -f temp.log", "rm -rf /tmp/my_project/build", "rm -rf ./node_modules"} {
+		if d := check(cmd); strings.Contains(d.Message, "Dangerous removal operation") {
+			t.Errorf("safe rm %q: %s", cmd, d.Message)
+		}
+	}
+	// Rule matching and suggestions of the same file.
+	b := NewBash(Config{})
+	for _, c := range []struct {
+		rule, cmd string
+		want      bool
+	}{
+		{"git:*", "git", true}, {"git:*", "git status", true}, {"git:*", "npm install", false},
+		{"git commit *", "git commit -m 'test'", true}, {"git commit *", "git status", false},
+		{"install", "npm install package", true}, {"install", "npm run build", false},
+		{`echo \*`, "echo *", true}, {`echo \\`, `echo \`, true},
+	} {
+		if got := b.MatchRule(c.rule, map[string]any{"command": c.cmd}); got != c.want {
+			t.Errorf("MatchRule(%q, %q) = %v", c.rule, c.cmd, got)
+		}
+	}
+	if s := b.SuggestRules(map[string]any{"command": "npm install"}); len(s) != 1 || s[0].RuleContent.String != "npm install:*" {
+		t.Errorf("suggestions %+v", s)
+	}
+}
+
+// Relative targets are judged where the command runs (Config.Dir), not
+// where the process happens to be.
+func TestBashRelativeTargetsUseDir(t *testing.T) {
+	work := t.TempDir()
+	pc := permission.NewContext(permission.ModeAcceptEdits)
+	pc.AddWorkingDirectory(work, "test")
+	if d := BashDecision("touch a.txt", pc, Config{Dir: work}); d.Behavior != block.Allow {
+		t.Errorf("touch a.txt in the working dir: %s (%s)", d.Behavior, d.Message)
+	}
+	// The process's directory counts as a working directory; a command
+	// running elsewhere must not borrow it.
+	elsewhere := t.TempDir()
+	if d := BashDecision("touch a.txt", pc, Config{Dir: elsewhere}); d.Behavior == block.Allow {
+		t.Errorf("touch a.txt outside the working dirs allowed: %s", d.Message)
+	}
+	if d := BashDecision("touch .git/x", pc, Config{Dir: work}); !d.BypassImmune {
+		t.Errorf("dangerous relative target: %+v", d)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -105,7 +106,7 @@ func BashDecision(command string, pc *permission.Context, cfg Config) permission
 	targets := FilePaths(command)
 	var bad []string
 	for _, t := range targets {
-		if dangerousPath(t[1], cfg.files(), cfg.dirs()) {
+		if dangerousPath(inDir(t[1], cfg.Dir), cfg.files(), cfg.dirs()) {
 			bad = append(bad, t[1])
 		}
 	}
@@ -123,7 +124,7 @@ func BashDecision(command string, pc *permission.Context, cfg Config) permission
 		if f := strings.Fields(command); len(f) > 0 {
 			base = f[0]
 		}
-		if slices.Contains(acceptEditsCommands, base) && len(targets) > 0 && allInWorkingDirectory(targets, pc) {
+		if slices.Contains(acceptEditsCommands, base) && len(targets) > 0 && allInWorkingDirectory(targets, pc, cfg.Dir) {
 			return permission.Decision{
 				Behavior: block.Allow,
 				Message:  fmt.Sprintf("Permission granted for '%s' command (filesystem command, all targets in working directory)", base),
@@ -134,9 +135,9 @@ func BashDecision(command string, pc *permission.Context, cfg Config) permission
 	return permission.Decision{Behavior: block.Passthrough, Message: "Execute bash command: " + command}
 }
 
-func allInWorkingDirectory(targets [][2]string, pc *permission.Context) bool {
+func allInWorkingDirectory(targets [][2]string, pc *permission.Context, dir string) bool {
 	for _, t := range targets {
-		if !pc.InWorkingDirectory(t[1]) {
+		if !pc.InWorkingDirectory(inDir(t[1], dir)) {
 			return false
 		}
 	}
@@ -146,4 +147,14 @@ func allInWorkingDirectory(targets [][2]string, pc *permission.Context) bool {
 // Call runs the command; see run.go.
 func (b *Bash) Call(ctx context.Context, input map[string]any) iter.Seq2[tool.Chunk, error] {
 	return b.run(ctx, input)
+}
+
+// inDir resolves a relative target against the directory the command runs
+// in (the reference resolves it against the process's directory, which is
+// the same directory when Config.Dir is empty).
+func inDir(p, dir string) string {
+	if dir == "" || p == "" || filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
+		return p
+	}
+	return filepath.Join(dir, p)
 }

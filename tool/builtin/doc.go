@@ -27,7 +27,9 @@
 // as it comes (stdout and stderr interleaved) and reports a failure or a
 // timeout after it, instead of one result at the end; it runs in its own
 // process group, killed as a whole on timeout or interruption. Read
-// streams files larger than the cache budget and does not cache them.
-// Edit refuses binary files. Grep runs in-process with Go's regexp syntax
+// streams files larger than the cache budget and does not cache them (so
+// Write and Edit refuse them as unread). Edit refuses binary files, whose
+// cached text is lossy. The unified diff Write and Edit put in their result
+// metadata (difflib's, for the web UI) is left empty past 1 MB. Grep runs in-process with Go's regexp syntax
 // instead of ripgrep, without .gitignore handling.
 package builtin

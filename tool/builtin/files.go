@@ -359,6 +359,16 @@ func (w *Write) Call(ctx context.Context, input map[string]any) iter.Seq2[tool.C
 			return errorText("Error: File %s exists but has not been read yet. You must read the file first before writing to it.", path)
 		}
 	}
+	// The previous text, for the diff: empty for a new file, and for one
+	// that is not valid UTF-8 (a best-effort "all added" diff, as the
+	// reference renders it).
+	previous, from := "", "/dev/null"
+	if exists {
+		from = "a/" + path
+		if b, err := os.ReadFile(path); err == nil && utf8.Valid(b) && len(b) <= maxDiffBytes {
+			previous = string(b)
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return errorText("Error writing file: %v", err)
 	}
@@ -368,7 +378,7 @@ func (w *Write) Call(ctx context.Context, input map[string]any) iter.Seq2[tool.C
 	lines := strings.Count(content, "\n") + 1
 	return once(tool.Chunk{
 		Content:  []block.Block{block.NewText(fmt.Sprintf("The file %s has been written successfully (%d lines).", path, lines))},
-		Metadata: map[string]any{"file_path": path, "occurrences": 1},
+		Metadata: map[string]any{"diff": unifiedDiff(previous, content, from, "b/"+path), "file_path": path, "occurrences": 1},
 	})
 }
 
@@ -452,7 +462,7 @@ func (e *Edit) Call(ctx context.Context, input map[string]any) iter.Seq2[tool.Ch
 	}
 	return once(tool.Chunk{
 		Content:  []block.Block{block.NewText(fmt.Sprintf("Successfully replaced %s in %s", what, path))},
-		Metadata: map[string]any{"file_path": path, "occurrences": occurrences},
+		Metadata: map[string]any{"diff": unifiedDiff(content, updated, "a/"+path, "b/"+path), "file_path": path, "occurrences": occurrences},
 	})
 }
 

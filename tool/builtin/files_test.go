@@ -372,7 +372,92 @@ func TestGrep(t *testing.T) {
 	if got := run(map[string]any{"head_limit": 1.0, "offset": 1.0}); got != dir+"/b.py\n\n[Showing results with pagination = limit: 1, offset: 1]" {
 		t.Errorf("paged = %q", got)
 	}
+	if got := run(map[string]any{"output_mode": "content", "path": filepath.Join(dir, "sub"), "-A": 1.0, "glob": "*.go"}); got != dir+"/sub/c.go:3:TODO four\n"+dir+"/sub/c.go-4-z" {
+		t.Errorf("after = %q", got)
+	}
 	if got := run(map[string]any{"glob": "*.rs"}); got != "No matches found for pattern: TODO" {
 		t.Errorf("none = %q", got)
+	}
+}
+
+func TestGrepContextAndMultiline(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	os.WriteFile(p, []byte("a\nhit 1\nb\nc\nd\nhit 2\nstart\nend\n"+strings.Repeat("z", 600)+" hit\n"), 0o644)
+	g := NewGrep(Config{})
+	text, _ := call(t, context.Background(), g, map[string]any{"pattern": "hit", "path": p, "output_mode": "content", "context": 1.0})
+	want := "1-a\n2:hit 1\n3-b\n--\n5-d\n6:hit 2\n7-start\n8-end\n9:[Omitted long line with 1 matches]"
+	if text != want {
+		t.Errorf("context = %q, want %q", text, want)
+	}
+	text, _ = call(t, context.Background(), g, map[string]any{"pattern": "start.end", "path": p, "output_mode": "content", "multiline": true})
+	if text != "7:start\n8:end" {
+		t.Errorf("multiline = %q", text)
+	}
+	text, _ = call(t, context.Background(), g, map[string]any{"pattern": "start.end", "path": p, "output_mode": "count", "multiline": true})
+	if text != "2" {
+		t.Errorf("multiline count = %q", text)
+	}
+	text, _ = call(t, context.Background(), g, map[string]any{"pattern": "start.end", "path": p})
+	if text != "No matches found for pattern: start.end" {
+		t.Errorf("no multiline = %q", text)
+	}
+	text, s := call(t, context.Background(), g, map[string]any{"pattern": "(", "path": p})
+	if s != block.ResultError || !strings.HasPrefix(text, "ripgrep error (code 2): regex parse error") {
+		t.Errorf("bad regex = %q", text)
+	}
+}
+
+// PE-51: working dir the real directory, Write through a symlink to it →
+// allow; working dir the symlink, Edit through the real path → allow.
+func TestSymlinkedWorkingDirectoryPE51(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		wd   string
+		tl   tool.Tool
+		path string
+	}{
+		{real, NewWrite(Config{}), filepath.Join(link, "f.txt")},
+		{link, NewEdit(Config{}), filepath.Join(real, "f.txt")},
+	} {
+		pc := permission.NewContext(permission.ModeAcceptEdits)
+		pc.AddWorkingDirectory(c.wd, "test")
+		d := permission.NewEngine(pc).Check(context.Background(), tool.PermissionSubject(c.tl), map[string]any{"file_path": c.path})
+		if d.Behavior != block.Allow {
+			t.Errorf("%s %s with working dir %s: %s (%s)", c.tl.Name(), c.path, c.wd, d.Behavior, d.Message)
+		}
+	}
+}
+
+// Write and Edit put the reference's unified diff in their metadata.
+func TestWriteEditDiffMetadata(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	ctx, _ := agentCtx()
+	meta := func(tl tool.Tool, in map[string]any) map[string]any {
+		r := tool.NewResponse("c", nil)
+		for c, err := range tl.Call(ctx, in) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Append(c)
+		}
+		if r.State != block.ResultSuccess {
+			t.Fatalf("%s failed: %+v", tl.Name(), r.Content)
+		}
+		return r.Metadata
+	}
+	m := meta(NewWrite(Config{}), map[string]any{"file_path": p, "content": "a\nb\n"})
+	if want := "--- /dev/null\n+++ b/" + p + "\n@@ -0,0 +1,2 @@\n+a\n+b\n"; m["diff"] != want || m["file_path"] != p || m["occurrences"] != 1 {
+		t.Errorf("write metadata %q", m)
+	}
+	call(t, ctx, NewRead(Config{}), map[string]any{"file_path": p})
+	m = meta(NewEdit(Config{}), map[string]any{"file_path": p, "old_string": "b", "new_string": "c"})
+	if want := "--- a/" + p + "\n+++ b/" + p + "\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"; m["diff"] != want {
+		t.Errorf("edit diff %q, want %q", m["diff"], want)
 	}
 }

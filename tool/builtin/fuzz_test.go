@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,10 +54,21 @@ func FuzzBashAnalysis(f *testing.F) {
 
 // BenchmarkBashAnalysis reports the analysis time for growing compound
 // commands; ns/op divided by the size stays flat when the work is linear.
+// "new" analyses a command not seen before in each iteration (its first
+// parse misses the cache, the other steps hit it), as the engine does for
+// each tool call; "repeated" asks about the same command again.
 func BenchmarkBashAnalysis(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		cmd := strings.Repeat("git add a.txt && cat b | grep -n x; ", n)
-		b.Run(fmt.Sprintf("parts=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("new/parts=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(cmd)))
+			i := 0
+			for b.Loop() {
+				i++
+				analyse(cmd + strconv.Itoa(i))
+			}
+		})
+		b.Run(fmt.Sprintf("repeated/parts=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(len(cmd)))
 			for b.Loop() {
 				analyse(cmd)

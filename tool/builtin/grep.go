@@ -1,11 +1,13 @@
 package builtin
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"io"
 	"iter"
 	"os"
 	"path/filepath"
@@ -288,107 +290,174 @@ func expandBraces(g string) []string {
 
 const maxColumns = 500
 
-// grepFile returns the result lines of one file (binary files, with a NUL
-// in their first 8 KB, are skipped as ripgrep does).
+// Grep's memory bounds: a line is matched on its first maxLineBytes
+// bytes, and a multiline search reads at most maxMultilineBytes of a file.
+const (
+	maxLineBytes      = 1 << 20
+	maxMultilineBytes = 64 << 20
+)
+
+// grepFile returns the result lines of one file. Binary files (a NUL in
+// their first 8 KB) are skipped, as ripgrep does. Line by line searches
+// stream the file; only the context lines before a match are held.
 func grepFile(p, label string, o grepOpts) []string {
-	data, err := os.ReadFile(p)
-	if err != nil || bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
+	f, err := os.Open(p)
+	if err != nil {
 		return nil
 	}
-	text := string(data)
-	prefix := label + ":"
-	if o.single {
-		prefix = ""
-	}
-	switch o.mode {
-	case "files_with_matches":
-		if o.multiline && o.re.MatchString(text) {
-			return []string{label}
-		}
-		for _, l := range splitLines(text) {
-			if !o.multiline && o.re.MatchString(l) {
-				return []string{label}
-			}
-		}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64*1024)
+	if head, _ := br.Peek(8192); bytes.IndexByte(head, 0) >= 0 {
 		return nil
-	case "count":
-		n := len(o.re.FindAllStringIndex(text, -1))
-		if !o.multiline {
-			n = 0
-			for _, l := range splitLines(text) {
-				if o.re.MatchString(l) {
-					n++
-				}
-			}
-		}
-		if n == 0 {
+	}
+	if o.multiline {
+		data, err := io.ReadAll(io.LimitReader(br, maxMultilineBytes))
+		if err != nil {
 			return nil
 		}
-		return []string{prefix + strconv.Itoa(n)}
+		return grepMultiline(string(data), label, o)
+	}
+	g := lineGrep{o: o, label: label, lastShown: -2}
+	for n := 0; ; n++ {
+		raw, eof, err := readCappedLine(br, maxLineBytes)
+		if err != nil || raw == nil {
+			break
+		}
+		line := strings.TrimSuffix(strings.TrimSuffix(string(raw), "\n"), "\r")
+		if eof && line == "" && len(raw) == 0 {
+			break
+		}
+		matched := o.re.MatchString(line)
+		if o.mode == "files_with_matches" && matched {
+			return []string{label}
+		}
+		g.line(n, line, matched)
+		if eof {
+			break
+		}
+	}
+	if o.mode == "count" {
+		if g.count == 0 {
+			return nil
+		}
+		return []string{g.prefix() + strconv.Itoa(g.count)}
+	}
+	return g.out
+}
+
+// lineGrep formats one file's content results as the lines go by.
+type lineGrep struct {
+	o         grepOpts
+	label     string
+	count     int
+	out       []string
+	before    []numbered // the last o.before lines not shown
+	afterLeft int
+	lastShown int
+}
+
+type numbered struct {
+	n    int
+	text string
+}
+
+func (g *lineGrep) prefix() string {
+	if g.o.single {
+		return ""
+	}
+	return g.label + ":"
+}
+
+func (g *lineGrep) line(n int, text string, matched bool) {
+	if matched {
+		g.count++
+	}
+	if g.o.mode != "content" {
+		return
+	}
+	switch {
+	case matched:
+		for _, b := range g.before {
+			g.emit(b.n, b.text, false)
+		}
+		g.before = g.before[:0]
+		g.emit(n, text, true)
+		g.afterLeft = g.o.after
+	case g.afterLeft > 0:
+		g.afterLeft--
+		g.emit(n, text, false)
+	case g.o.before > 0:
+		g.before = append(g.before, numbered{n, text})
+		if len(g.before) > g.o.before {
+			g.before = g.before[1:]
+		}
+	}
+}
+
+func (g *lineGrep) emit(k int, line string, matched bool) {
+	if g.lastShown >= 0 && k > g.lastShown+1 && (g.o.before > 0 || g.o.after > 0) {
+		g.out = append(g.out, "--")
+	}
+	g.lastShown = k
+	if s := formatResult(g.o, g.label, k, line, matched); s != "" {
+		g.out = append(g.out, s)
+	}
+}
+
+// formatResult renders one content line as ripgrep does: ":" after the
+// path and number of a matching line, "-" for a context line, and long
+// lines replaced by a notice (--max-columns 500).
+func formatResult(o grepOpts, label string, k int, line string, matched bool) string {
+	sep := "-"
+	if matched {
+		sep = ":"
+	}
+	if len(line) > maxColumns {
+		if matched {
+			line = fmt.Sprintf("[Omitted long line with %d matches]", max(1, len(o.re.FindAllStringIndex(line, -1))))
+		} else {
+			line = "[Omitted long context line]"
+		}
+	}
+	head := ""
+	if !o.single {
+		head = label + sep
+	}
+	if o.lineNumbers {
+		head += strconv.Itoa(k+1) + sep
+	}
+	return head + line
+}
+
+// grepMultiline searches the whole text, a match spanning lines marking
+// each of them.
+func grepMultiline(text, label string, o grepOpts) []string {
+	ms := o.re.FindAllStringIndex(text, -1)
+	if len(ms) == 0 {
+		return nil
+	}
+	if o.mode == "files_with_matches" {
+		return []string{label}
 	}
 	lines := splitLines(text)
 	matched := make([]bool, len(lines))
-	any := false
-	if o.multiline {
-		starts := lineStarts(text)
-		for _, m := range o.re.FindAllStringIndex(text, -1) {
-			first := lineOf(starts, m[0])
-			last := lineOf(starts, max(m[1]-1, m[0]))
-			for k := first; k <= last && k < len(lines); k++ {
-				matched[k], any = true, true
-			}
-		}
-	} else {
-		for k, l := range lines {
-			if o.re.MatchString(l) {
-				matched[k], any = true, true
-			}
+	starts := lineStarts(text)
+	for _, m := range ms {
+		first := lineOf(starts, m[0])
+		last := lineOf(starts, max(m[1]-1, m[0]))
+		for k := first; k <= last && k < len(lines); k++ {
+			matched[k] = true
 		}
 	}
-	if !any {
-		return nil
+	g := lineGrep{o: o, label: label, lastShown: -2}
+	for k, l := range lines {
+		g.line(k, l, matched[k])
 	}
-	var out []string
-	lastShown := -2
-	for k := range lines {
-		show := matched[k]
-		for d := 1; !show && d <= o.after && k-d >= 0; d++ {
-			show = matched[k-d]
-		}
-		for d := 1; !show && d <= o.before && k+d < len(lines); d++ {
-			show = matched[k+d]
-		}
-		if !show {
-			continue
-		}
-		if lastShown >= 0 && k > lastShown+1 && (o.before > 0 || o.after > 0) {
-			out = append(out, "--")
-		}
-		lastShown = k
-		sep := "-"
-		if matched[k] {
-			sep = ":"
-		}
-		line := lines[k]
-		if len(line) > maxColumns {
-			if matched[k] {
-				line = fmt.Sprintf("[Omitted long line with %d matches]", max(1, len(o.re.FindAllStringIndex(line, -1))))
-			} else {
-				line = "[Omitted long context line]"
-			}
-		}
-		head := ""
-		if !o.single {
-			head = label + sep
-		}
-		if o.lineNumbers {
-			head += strconv.Itoa(k+1) + sep
-		}
-		if head+line != "" {
-			out = append(out, head+line)
-		}
+	if o.mode == "count" {
+		// ripgrep's -c counts matching lines, in multiline mode too.
+		return []string{g.prefix() + strconv.Itoa(g.count)}
 	}
-	return out
+	return g.out
 }
 
 func splitLines(s string) []string {

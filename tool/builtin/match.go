@@ -105,15 +105,31 @@ func MatchCommandRule(content, command string) bool {
 	p = strings.ReplaceAll(p, backslash, `\\`)
 	if base, ok := strings.CutSuffix(p, ".*"); ok {
 		base = strings.TrimRight(base, " \t\n\r\f\v")
-		if re, err := regexp.Compile(`\A(?:` + base + `)\z`); err == nil && re.MatchString(command) {
+		if re, err := anchored(base); err == nil && re.MatchString(command) {
 			return true
 		}
 	}
-	re, err := regexp.Compile(`\A(?:` + p + `)\z`)
+	re, err := anchored(p)
 	if err != nil {
 		return strings.Contains(command, strings.ReplaceAll(content, "*", ""))
 	}
 	return re.MatchString(command)
+}
+
+var anchoredCache sync.Map // expression → *regexp.Regexp
+
+// anchored compiles a full-match expression once per process (rule
+// contents are few and checked often).
+func anchored(expr string) (*regexp.Regexp, error) {
+	if v, ok := anchoredCache.Load(expr); ok {
+		return v.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(`\A(?:` + expr + `)\z`)
+	if err != nil {
+		return nil, err
+	}
+	anchoredCache.Store(expr, re)
+	return re, nil
 }
 
 func hasWildcard(p string) bool {

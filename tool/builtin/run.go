@@ -29,6 +29,10 @@ const (
 	TruncatedMarker = "\n... (output truncated)"
 )
 
+// pipeGrace is how long a killed command's output may stay open before
+// the tool stops reading it.
+const pipeGrace = 2 * time.Second
+
 // run executes the command in its own process group and streams its
 // output (stdout and stderr interleaved as they arrive, CRLF folded to LF,
 // invalid UTF-8 replaced) as deltas of one text block. The whole group is
@@ -99,13 +103,28 @@ func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chu
 			timedOut bool
 			stopped  bool // the consumer stopped or ctx ended
 		)
-		// drain empties the pipe after the group is killed so both
-		// goroutines end before the call returns.
-		drain := func() {
-			for range data {
+		// drain reads the pipe to its end after the group is killed, so
+		// both goroutines end before the call returns. A process that left
+		// the group (setsid) may still hold the pipe: after pipeGrace the
+		// read end is closed under it.
+		drain := func(keep bool) {
+			grace := time.NewTimer(pipeGrace)
+			defer grace.Stop()
+			for data != nil {
+				select {
+				case p, ok := <-data:
+					if !ok {
+						data = nil
+					} else if keep {
+						out.add(p)
+					}
+				case <-grace.C:
+					pr.Close()
+				}
 			}
 			if !exited {
 				<-waited
+				exited = true
 			}
 		}
 		for data != nil || !exited {
@@ -119,7 +138,7 @@ func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chu
 					if !emit(d, "") {
 						stopped = true
 						killGroup()
-						drain()
+						drain(false)
 						return
 					}
 				}
@@ -130,7 +149,7 @@ func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chu
 				killGroup()
 			case <-ctx.Done():
 				killGroup()
-				drain()
+				drain(false)
 				return
 			}
 			if timedOut {
@@ -138,14 +157,7 @@ func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chu
 			}
 		}
 		if timedOut {
-			if data != nil {
-				for p := range data {
-					out.add(p)
-				}
-			}
-			if !exited {
-				<-waited
-			}
+			drain(true)
 			if d := out.flush(); d != "" {
 				emit(d, "")
 			}

@@ -3,6 +3,7 @@ package builtin
 import (
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode"
 
@@ -84,12 +85,42 @@ type script struct {
 // that one analysis parses no more than a constant multiple of its input.
 var parsedBytes atomic.Int64
 
+// parseCache keeps the trees of recent short commands: the engine asks
+// the tool several questions about one command (read-only, its own check,
+// rules, suggestions) and each step of the check looks at the tree again.
+// Trees are only read once built, so sharing them is safe.
+var parseCache struct {
+	sync.Mutex
+	m map[string]*syntax.File // nil value: the parser rejected it
+}
+
+const (
+	parseCacheEntries = 16
+	parseCacheMaxLen  = 4096
+)
+
 func parse(src string) script {
+	if len(src) <= parseCacheMaxLen {
+		parseCache.Lock()
+		f, ok := parseCache.m[src]
+		parseCache.Unlock()
+		if ok {
+			return script{src: src, file: f}
+		}
+	}
 	parsedBytes.Add(int64(len(src)))
 	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	f, err := p.Parse(strings.NewReader(src), "")
 	if err != nil {
-		return script{src: src}
+		f = nil
+	}
+	if len(src) <= parseCacheMaxLen {
+		parseCache.Lock()
+		if parseCache.m == nil || len(parseCache.m) >= parseCacheEntries {
+			parseCache.m = make(map[string]*syntax.File, parseCacheEntries)
+		}
+		parseCache.m[src] = f
+		parseCache.Unlock()
 	}
 	return script{src: src, file: f}
 }
@@ -303,6 +334,9 @@ func singleReadOnly(cmd string) bool {
 }
 
 func mutatingFind(cmd string) bool {
+	if !strings.Contains(cmd, "find") {
+		return false // no command named find: spare the parse
+	}
 	cs := parse(cmd).commands()
 	if len(cs) == 0 {
 		return false

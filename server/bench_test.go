@@ -1,0 +1,183 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentscope-go/agentscope/model/scripted"
+)
+
+// benchStream is a light SSE client: it notes when the first frame
+// arrives, counts frames, and reports once a frame of type end arrives.
+type benchStream struct {
+	first  chan time.Time
+	ended  chan int // frames read up to the end frame
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (e *env) benchStream(b *testing.B, sid, end string) *benchStream {
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.hs.URL+"/sessions/"+sid+"/stream", nil)
+	req.Header.Set("X-User-ID", user)
+	res, err := e.hs.Client().Do(req)
+	if err != nil || res.StatusCode != 200 {
+		b.Fatalf("stream: %v %v", err, res)
+	}
+	s := &benchStream{first: make(chan time.Time, 1), ended: make(chan int, 1), cancel: cancel, done: make(chan struct{})}
+	marker := `"type":"` + end + `"`
+	go func() {
+		defer close(s.done)
+		defer res.Body.Close()
+		br := bufio.NewReaderSize(res.Body, 64<<10)
+		n := 0
+		for {
+			line, err := br.ReadSlice('\n')
+			if err != nil {
+				return
+			}
+			if len(line) > 6 && string(line[:6]) == "data: " {
+				if n == 0 {
+					s.first <- time.Now()
+				}
+				n++
+				if strings.Contains(string(line), marker) {
+					s.ended <- n
+					n = 0
+				}
+			}
+		}
+	}()
+	return s
+}
+
+func (s *benchStream) close() { s.cancel(); <-s.done }
+
+func percentiles(b *testing.B, ds []time.Duration) {
+	slices.Sort(ds)
+	at := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))].Microseconds()) }
+	b.ReportMetric(at(0.50), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkChatFirstEvent: POST /chat/ → the first SSE event (REPLY_START)
+// on a client already connected, over HTTP on SQLite, each time on a fresh
+// session.
+func BenchmarkChatFirstEvent(b *testing.B) {
+	e := newEnv(b, nil, nil)
+	body := func(sid string) string {
+		return fmt.Sprintf(`{"agent_id":"a1","session_id":%q,"input":%s}`, sid, userMsg("hi"))
+	}
+	var ds []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		sid := e.createSession()
+		s := e.benchStream(b, sid, "REPLY_END")
+		e.model.Append(scripted.Stream(scripted.Text("Hi.")))
+		b.StartTimer()
+		t0 := time.Now()
+		r := e.do("POST", "/chat/", user, body(sid))
+		t1 := <-s.first
+		b.StopTimer()
+		if r.code != 200 {
+			b.Fatal(r.body)
+		}
+		ds = append(ds, t1.Sub(t0))
+		<-s.ended
+		s.close()
+		b.StartTimer()
+	}
+	b.StopTimer()
+	percentiles(b, ds)
+}
+
+// BenchmarkResume: POST /chat/ with the confirmation of a parked reply →
+// the first SSE event of the continuation, on SQLite.
+func BenchmarkResume(b *testing.B) {
+	e := newEnv(b, nil, nil)
+	var ds []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		sid := e.createSession()
+		s := e.benchStream(b, sid, "REQUIRE_USER_CONFIRM")
+		e.model.Append(noteTurn, doneTurn)
+		if r := e.chat(sid, userMsg("note")); r.code != 200 {
+			b.Fatal(r.body)
+		}
+		<-s.first
+		<-s.ended
+		s.close()
+		confirm := confirmJSON(b, e, sid, true)
+		s = e.benchStream(b, sid, "REPLY_END")
+		b.StartTimer()
+		t0 := time.Now()
+		r := e.chat(sid, confirm)
+		t1 := <-s.first
+		b.StopTimer()
+		if r.code != 200 {
+			b.Fatal(r.body)
+		}
+		ds = append(ds, t1.Sub(t0))
+		<-s.ended
+		s.close()
+		b.StartTimer()
+	}
+	b.StopTimer()
+	percentiles(b, ds)
+}
+
+// BenchmarkStreamEvents: one run streaming 2,000 text chunks (2,007
+// events) to 1 and to 100 SSE clients of its session: events/s per client
+// and in all, from POST /chat/ until every client has the REPLY_END.
+func BenchmarkStreamEvents(b *testing.B) {
+	const chunks = 2000
+	steps := make([]scripted.Step, chunks)
+	for i := range steps {
+		steps[i] = scripted.Text("tok ")
+	}
+	turn := scripted.Stream(steps...)
+	for _, clients := range []int{1, 100} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			e := newEnv(b, nil, nil)
+			var total time.Duration
+			events := 0
+			for range b.N {
+				b.StopTimer()
+				sid := e.createSession()
+				ss := make([]*benchStream, clients)
+				for i := range ss {
+					ss[i] = e.benchStream(b, sid, "REPLY_END")
+				}
+				e.model.Append(turn)
+				b.StartTimer()
+				t0 := time.Now()
+				if r := e.chat(sid, userMsg("go")); r.code != 200 {
+					b.Fatal(r.body)
+				}
+				for _, s := range ss {
+					events = <-s.ended
+				}
+				total += time.Since(t0)
+				b.StopTimer()
+				for _, s := range ss {
+					s.close()
+				}
+				b.StartTimer()
+			}
+			b.StopTimer()
+			perClient := float64(events*b.N) / total.Seconds()
+			b.ReportMetric(perClient, "events/s/client")
+			b.ReportMetric(perClient*float64(clients), "events/s")
+			b.ReportMetric(float64(events), "events/run")
+		})
+	}
+}

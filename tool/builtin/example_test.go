@@ -1,0 +1,77 @@
+package builtin_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/model/scripted"
+	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/state"
+	"github.com/agentscope-go/agentscope/tool"
+	"github.com/agentscope-go/agentscope/tool/builtin"
+)
+
+// An agent in accept_edits mode reads a file and edits it: Read is
+// read-only, and Edit is allowed because the file lies in a working
+// directory. Edit works on what Read cached in the agent's state.
+func ExampleTools() {
+	dir, _ := os.MkdirTemp("", "builtin-example")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "greeting.txt")
+	os.WriteFile(path, []byte("hello world\n"), 0o644)
+
+	tk, _ := tool.NewToolkit(builtin.Tools(builtin.Config{Dir: dir}))
+	st := state.New(nil)
+	st.Permission.Mode = permission.ModeAcceptEdits
+	st.Permission.AddWorkingDirectory(dir, "example")
+	m := scripted.New("demo-model", []scripted.Turn{
+		scripted.Stream(scripted.ToolCall("call_1", "Read", fmt.Sprintf(`{"file_path": %q}`, path))),
+		scripted.Stream(scripted.ToolCall("call_2", "Edit", fmt.Sprintf(`{"file_path": %q, "old_string": "world", "new_string": "there"}`, path))),
+		scripted.Stream(scripted.Text("Done.")),
+	})
+	a, _ := agent.New(agent.Config{Name: "Friday", Model: m, Toolkit: tk, State: st, RuntimeState: agent.RuntimeStateConfig{Disabled: true}})
+	for e, err := range a.Stream(context.Background(), []*message.Msg{message.UserText("user", "Greet there.")}) {
+		if err != nil {
+			panic(err)
+		}
+		if d, ok := e.(*event.ToolResultTextDelta); ok {
+			fmt.Printf("%s: %s\n", d.ToolCallID, strings.ReplaceAll(d.Delta, dir, "<dir>"))
+		}
+	}
+	b, _ := os.ReadFile(path)
+	fmt.Print(string(b))
+	// Output:
+	// call_1:      1	hello world
+	// call_2: Successfully replaced 1 occurrence in <dir>/greeting.txt
+	// hello there
+}
+
+// Reads of one batch run concurrently and share the state's cache; run
+// with -race.
+func ExampleNewRead_concurrentBatch() {
+	dir, _ := os.MkdirTemp("", "builtin-example")
+	defer os.RemoveAll(dir)
+	var calls []scripted.Step
+	for i := range 4 {
+		p := filepath.Join(dir, fmt.Sprintf("f%d.txt", i))
+		os.WriteFile(p, []byte(fmt.Sprintf("file %d\n", i)), 0o644)
+		calls = append(calls, scripted.ToolCall(fmt.Sprintf("call_%d", i), "Read", fmt.Sprintf(`{"file_path": %q}`, p)))
+	}
+	tk, _ := tool.NewToolkit(builtin.Tools(builtin.Config{Dir: dir}))
+	st := state.New(nil)
+	m := scripted.New("demo-model", []scripted.Turn{scripted.Stream(calls...), scripted.Stream(scripted.Text("Read them."))})
+	a, _ := agent.New(agent.Config{Name: "Friday", Model: m, Toolkit: tk, State: st, RuntimeState: agent.RuntimeStateConfig{Disabled: true}})
+	res, err := a.Reply(context.Background(), []*message.Msg{message.UserText("user", "Read all.")})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Outcome, len(st.Tools.ReadFileCache), "files cached")
+	// Output:
+	// completed 4 files cached
+}

@@ -483,46 +483,68 @@ func TestGeneratorCoverage(t *testing.T) {
 	seen := map[event.Type]int{}
 	cases := map[string]int{}
 	splits := 0
-	rapid.Check(t, func(t *rapid.T) {
-		s := drawReply(t)
-		started := map[string]bool{}
-		for _, e := range s.events {
-			seen[e.Type()]++
-			switch e := e.(type) {
-			case *event.DataBlockDelta:
-				if e.Data == "" {
-					cases["empty DATA_BLOCK_DELTA"]++
-				}
-			case *event.ToolResultDataDelta:
-				if e.Data == block.Some("") {
-					cases["empty TOOL_RESULT_DATA_DELTA"]++
-				}
-			case *event.RequireUserConfirm:
-				for _, c := range e.ToolCalls {
-					for _, r := range c.SuggestedRules {
-						cases[fmt.Sprintf("rule_content valid=%v empty=%v", r.RuleContent.Valid, r.RuleContent.String == "")]++
-					}
-				}
-			case *event.HintBlock:
-				cases[fmt.Sprintf("hint source valid=%v empty=%v", e.Source.Valid, e.Source.String == "")]++
-			case *event.ToolCallStart:
-				if started[e.ToolCallID] {
-					cases["re-opened tool call"]++
-				}
-				started[e.ToolCallID] = true
-			}
-		}
-		_, n := splitDeltas(t, s.events)
-		splits += n
-	})
-	if splits == 0 {
-		t.Error("no delta was ever split")
-	}
-	for _, c := range []string{
+	wanted := []string{
 		"empty DATA_BLOCK_DELTA", "empty TOOL_RESULT_DATA_DELTA", "re-opened tool call",
 		"rule_content valid=false empty=true", "rule_content valid=true empty=true", "rule_content valid=true empty=false",
 		"hint source valid=false empty=true", "hint source valid=true empty=true", "hint source valid=true empty=false",
-	} {
+	}
+	complete := func() bool {
+		for _, c := range wanted {
+			if cases[c] == 0 {
+				return false
+			}
+		}
+		for _, typ := range event.Types {
+			switch typ {
+			case event.TypeCustom, event.TypeUserInterrupt, event.TypeExceedMaxIters:
+				continue
+			}
+			if seen[typ] == 0 {
+				return false
+			}
+		}
+		return splits > 0
+	}
+	// A case the generator draws rarely can miss one run of 100 streams;
+	// up to ten runs make a miss a sign that it is never drawn at all.
+	for round := 0; round < 10 && !complete(); round++ {
+		rapid.Check(t, func(t *rapid.T) {
+			s := drawReply(t)
+			started := map[string]bool{}
+			for _, e := range s.events {
+				seen[e.Type()]++
+				switch e := e.(type) {
+				case *event.DataBlockDelta:
+					if e.Data == "" {
+						cases["empty DATA_BLOCK_DELTA"]++
+					}
+				case *event.ToolResultDataDelta:
+					if e.Data == block.Some("") {
+						cases["empty TOOL_RESULT_DATA_DELTA"]++
+					}
+				case *event.RequireUserConfirm:
+					for _, c := range e.ToolCalls {
+						for _, r := range c.SuggestedRules {
+							cases[fmt.Sprintf("rule_content valid=%v empty=%v", r.RuleContent.Valid, r.RuleContent.String == "")]++
+						}
+					}
+				case *event.HintBlock:
+					cases[fmt.Sprintf("hint source valid=%v empty=%v", e.Source.Valid, e.Source.String == "")]++
+				case *event.ToolCallStart:
+					if started[e.ToolCallID] {
+						cases["re-opened tool call"]++
+					}
+					started[e.ToolCallID] = true
+				}
+			}
+			_, n := splitDeltas(t, s.events)
+			splits += n
+		})
+	}
+	if splits == 0 {
+		t.Error("no delta was ever split")
+	}
+	for _, c := range wanted {
 		if cases[c] == 0 {
 			t.Errorf("the generator never produced: %s", c)
 		}

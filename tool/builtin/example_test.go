@@ -75,3 +75,19 @@ func ExampleNewRead_concurrentBatch() {
 	// Output:
 	// completed 4 files cached
 }
+
+// The Bash tool's own permission check on a few commands: read-only lines
+// are allowed, constructs it cannot analyse ask for a confirmation that no
+// allow rule can silence, and the rest is left to rules and the mode.
+func ExampleBashDecision() {
+	pc := permission.NewContext(permission.ModeDefault)
+	for _, cmd := range []string{"git status && ls -la", "ls $(rm -rf /)", "rm -rf build", "npm install"} {
+		d := builtin.BashDecision(cmd, pc, builtin.Config{})
+		fmt.Printf("%-22s %-11s immune=%-5v %s\n", cmd, d.Behavior, d.BypassImmune, d.Reason)
+	}
+	// Output:
+	// git status && ls -la   allow       immune=false Read-only command is allowed
+	// ls $(rm -rf /)         ask         immune=true  Safety check: command contains dynamic expansion that cannot be statically analyzed
+	// rm -rf build           ask         immune=true  Safety check: dangerous command pattern detected
+	// npm install            passthrough immune=false
+}

@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"iter"
@@ -11,15 +10,14 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
 var (
-	//go:embed texts/bash.txt
-	bashDescription string
-	//go:embed texts/bash.json
-	bashSchema string
+	bashDescription = pycompat.BuiltinText("bash.txt")
+	bashSchema      = pycompat.BuiltinText("bash.json")
 )
 
 // Bash runs a shell command line (/bin/sh -c) in Config.Dir. Its

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,24 +15,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
 var (
-	//go:embed texts/read.txt
-	readDescription string
-	//go:embed texts/read.json
-	readSchema string
-	//go:embed texts/write.txt
-	writeDescription string
-	//go:embed texts/write.json
-	writeSchema string
-	//go:embed texts/edit.txt
-	editDescription string
-	//go:embed texts/edit.json
-	editSchema string
+	readDescription  = pycompat.BuiltinText("read.txt")
+	readSchema       = pycompat.BuiltinText("read.json")
+	writeDescription = pycompat.BuiltinText("write.txt")
+	writeSchema      = pycompat.BuiltinText("write.json")
+	editDescription  = pycompat.BuiltinText("edit.txt")
+	editSchema       = pycompat.BuiltinText("edit.json")
 )
 
 // fileRules is the rule side of Read, Write and Edit: rule content is an

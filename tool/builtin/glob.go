@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"iter"
 	"os"
@@ -12,15 +11,14 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
 var (
-	//go:embed texts/glob.txt
-	globDescription string
-	//go:embed texts/glob.json
-	globSchema string
+	globDescription = pycompat.BuiltinText("glob.txt")
+	globSchema      = pycompat.BuiltinText("glob.json")
 )
 
 // Glob lists the files matching a glob pattern, newest first.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,15 +16,14 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
 var (
-	//go:embed texts/grep.txt
-	grepDescription string
-	//go:embed texts/grep.json
-	grepSchema string
+	grepDescription = pycompat.BuiltinText("grep.txt")
+	grepSchema      = pycompat.BuiltinText("grep.json")
 )
 
 // DefaultHeadLimit caps Grep's results when the call gives no head_limit.

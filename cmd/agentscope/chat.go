@@ -316,6 +316,11 @@ var errEOF = errors.New("end of input")
 // chat runs one chat session until EOF on stdin (exitOK), a second
 // Ctrl+C (exitInterrupted) or a failure.
 func chat(ctx context.Context, cfg chatConfig, inv *invocation) int {
+	// The stream's goroutine warns on Stderr while the loop writes there.
+	cfg.Stderr = &lockedWriter{w: cfg.Stderr}
+	errInv := *inv
+	errInv.Stderr = cfg.Stderr
+	inv = &errInv
 	c := &chatClient{base: strings.TrimRight(cfg.Server, "/"), token: cfg.Token, user: cfg.User, http: &http.Client{}}
 	ch := &chatter{cfg: cfg, inv: inv, c: c, agent: cfg.Agent, r: newRenderer(cfg.Stdout, cfg.Color)}
 	ctx, cancel := context.WithCancel(ctx)
@@ -373,6 +378,18 @@ func chat(ctx context.Context, cfg chatConfig, inv *invocation) int {
 		inv.Errorf("%v", err)
 		return exitFailure
 	}
+}
+
+// lockedWriter serializes writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // readLines sends stdin's lines, then closes the channel at EOF. The

@@ -1,0 +1,350 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/server"
+	"github.com/agentscope-go/agentscope/session/sqlite"
+)
+
+// apiServer is the API of package server on SQLite in a temporary
+// directory, serving the demo agent exactly as `agentscope serve` builds it.
+type apiServer struct {
+	t   *testing.T
+	url string
+}
+
+func startAPIServer(t *testing.T) *apiServer {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "chat.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	spec, err := serveAgent("", "", "", "assistant", "demo", logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Store: store, Agents: []server.Agent{spec}, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		srv.Close() // ends the SSE streams, which hs.Close would wait for
+		hs.Close()
+		store.Close()
+	})
+	return &apiServer{t: t, url: hs.URL}
+}
+
+// get decodes a GET of the API as user "tester".
+func (s *apiServer) get(path string, out any) {
+	s.t.Helper()
+	req, _ := http.NewRequest("GET", s.url+path, nil)
+	req.Header.Set("X-User-ID", "tester")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		b, _ := io.ReadAll(res.Body)
+		s.t.Fatalf("GET %s: %d %s", path, res.StatusCode, b)
+	}
+	if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *apiServer) status(sid string) string {
+	var st struct {
+		Status string `json:"status"`
+	}
+	s.get("/sessions/"+sid+"/status", &st)
+	return st.Status
+}
+
+// messages is the session's transcript, as role: texts of each message.
+func (s *apiServer) messages(sid string) []string {
+	var page struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	s.get("/sessions/"+sid+"/messages", &page)
+	var out []string
+	for _, m := range page.Messages {
+		var texts []string
+		for _, b := range m.Content {
+			if b.Type == "text" {
+				texts = append(texts, b.Text)
+			}
+		}
+		out = append(out, m.Role+": "+strings.Join(texts, " "))
+	}
+	return out
+}
+
+// waitFor polls b until it contains s.
+func waitFor(t *testing.T, b *syncBuffer, s string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(b.String(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q in the output:\n%s", s, b.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+var sessionLine = regexp.MustCompile(`session ([0-9a-f]+) \(agent demo\)`)
+
+// runChatCmd runs `agentscope chat` through the command's entry point
+// with stdin as its input, and returns its exit status, stdout and the
+// session id it printed on stderr.
+func runChatCmd(t *testing.T, s *apiServer, stdin string, extra ...string) (code int, stdout, sid string) {
+	t.Helper()
+	var out, errb syncBuffer
+	args := append([]string{"chat", "--server", s.url, "--user", "tester"}, extra...)
+	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	if m := sessionLine.FindStringSubmatch(errb.String()); m != nil {
+		sid = m[1]
+	}
+	if code != exitOK {
+		t.Fatalf("chat exited %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	return code, out.String(), sid
+}
+
+func TestChatStreamedReply(t *testing.T) {
+	s := startAPIServer(t)
+	_, out, sid := runChatCmd(t, s, "hello there\n")
+	if sid == "" {
+		t.Fatal("chat printed no session id")
+	}
+	want := `You said: "hello there".`
+	if !strings.Contains(out, want) {
+		t.Fatalf("no %q in the reply:\n%s", want, out)
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("ANSI escapes written to a pipe:\n%q", out)
+	}
+	msgs := s.messages(sid)
+	if len(msgs) != 2 || msgs[0] != "user: hello there" || !strings.Contains(msgs[1], want) {
+		t.Errorf("transcript = %q", msgs)
+	}
+	// What the terminal showed is the stored reply's text, whole.
+	if reply := strings.TrimPrefix(msgs[1], "assistant: "); !strings.Contains(out, reply) {
+		t.Errorf("output lacks the stored reply %q:\n%s", reply, out)
+	}
+}
+
+func TestChatConfirmYes(t *testing.T) {
+	s := startAPIServer(t)
+	_, out, sid := runChatCmd(t, s, "save a note: buy milk\ny\n")
+	for _, want := range []string{
+		`→ save_note {"text":"buy milk"}`,
+		"needs your permission",
+		`← save_note: saved the note "buy milk"`,
+		`The save_note tool says: saved the note "buy milk". That is all I can tell from it.`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the output:\n%s", want, out)
+		}
+	}
+	if st := s.status(sid); st != "idle" {
+		t.Errorf("status after the reply = %q, want idle", st)
+	}
+}
+
+func TestChatConfirmNo(t *testing.T) {
+	s := startAPIServer(t)
+	_, out, sid := runChatCmd(t, s, "save a note: buy milk\nn\n")
+	if !strings.Contains(out, "[denied]") || !strings.Contains(out, "did not give me an answer (denied)") {
+		t.Errorf("the denial is not shown:\n%s", out)
+	}
+	if strings.Contains(out, "saved the note") {
+		t.Errorf("the denied tool ran:\n%s", out)
+	}
+	if st := s.status(sid); st != "idle" {
+		t.Errorf("status after the reply = %q, want idle", st)
+	}
+}
+
+func TestChatConfirmAlwaysRemembersTheRule(t *testing.T) {
+	s := startAPIServer(t)
+	_, out, _ := runChatCmd(t, s, "save a note: one\na\nsave a note: two\n")
+	if n := strings.Count(out, "needs your permission"); n != 1 {
+		t.Errorf("asked %d times, want once (the rule allows the second call):\n%s", n, out)
+	}
+	if !strings.Contains(out, `saved the note "one"`) || !strings.Contains(out, `saved the note "two"`) {
+		t.Errorf("both notes should be saved:\n%s", out)
+	}
+}
+
+func TestChatConfirmEdit(t *testing.T) {
+	s := startAPIServer(t)
+	_, out, _ := runChatCmd(t, s, "save a note: one\ne\nnot json\n{\"text\":\"edited\"}\n")
+	if !strings.Contains(out, "not valid JSON") {
+		t.Errorf("invalid JSON was accepted:\n%s", out)
+	}
+	if !strings.Contains(out, `saved the note "edited"`) || strings.Contains(out, `saved the note "one"`) {
+		t.Errorf("the tool did not run on the edited input:\n%s", out)
+	}
+}
+
+func TestChatResumeSession(t *testing.T) {
+	s := startAPIServer(t)
+	_, _, sid := runChatCmd(t, s, "hello there\n")
+	_, out, _ := runChatCmd(t, s, "what time is it\n", "--session", sid)
+	hist := strings.Index(out, "> hello there")
+	if hist < 0 || !strings.Contains(out[hist:], `You said: "hello there"`) {
+		t.Fatalf("no history of the session before the new reply:\n%s", out)
+	}
+	if tc := strings.Index(out, "→ get_time"); tc < hist || !strings.Contains(out, "The get_time tool says:") {
+		t.Errorf("the new reply is missing or before the history:\n%s", out)
+	}
+	if msgs := s.messages(sid); len(msgs) != 4 {
+		t.Errorf("transcript has %d messages, want 4 (two turns): %q", len(msgs), msgs)
+	}
+}
+
+func TestChatEOFAtConfirmationLeavesTheReplyParked(t *testing.T) {
+	s := startAPIServer(t)
+	var out, errb syncBuffer
+	code := run(context.Background(), []string{"chat", "--server", s.url, "--user", "tester"},
+		strings.NewReader("save a note: later\n"), &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s", code, errb.String())
+	}
+	m := sessionLine.FindStringSubmatch(errb.String())
+	if m == nil {
+		t.Fatalf("no session id:\n%s", errb.String())
+	}
+	if st := s.status(m[1]); st != "awaiting_permission" {
+		t.Errorf("status = %q, want awaiting_permission", st)
+	}
+	if !strings.Contains(errb.String(), "stays parked") {
+		t.Errorf("no word that the reply stays parked:\n%s", errb.String())
+	}
+}
+
+// TestChatInterruptKeepsTheContext: Ctrl+C during a reply ends it
+// interrupted, and the next prompt gets a normal reply.
+func TestChatInterruptKeepsTheContext(t *testing.T) {
+	s := startAPIServer(t)
+	inR, inW := io.Pipe()
+	var out, errb syncBuffer
+	interrupts := make(chan struct{}, 1)
+	inv := &invocation{Name: "chat", Stdin: inR, Stdout: &out, Stderr: &errb}
+	cfg := chatConfig{Server: s.url, User: "tester", Agent: demoAgentID, Stdin: inR, Stdout: &out, Stderr: &errb, Interrupts: interrupts}
+	done := make(chan int, 1)
+	go func() { done <- chat(context.Background(), cfg, inv) }()
+
+	io.WriteString(inW, "hello there\n")
+	waitFor(t, &out, "Hello! I am") // the reply streams (15 ms a chunk)
+	interrupts <- struct{}{}
+	waitFor(t, &out, "[reply interrupted]")
+	if strings.Contains(out.String(), "You said:") {
+		t.Errorf("the reply ran to its end despite the interrupt:\n%s", out.String())
+	}
+	time.Sleep(quitWindow) // not a second Ctrl+C
+	io.WriteString(inW, "what time is it\n")
+	waitFor(t, &out, "The get_time tool says:")
+	inW.Close()
+	if code := <-done; code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	sid := sessionLine.FindStringSubmatch(errb.String())[1]
+	if msgs := s.messages(sid); len(msgs) != 4 {
+		t.Errorf("transcript = %q, want 4 messages", msgs)
+	}
+}
+
+// TestChatSIGINT sends real signals to a built binary: the first
+// interrupts the reply, a second one soon after quits.
+func TestChatSIGINT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	s := startAPIServer(t)
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "chat", "--server", s.url, "--user", "tester")
+	inW, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer inW.Close()
+	io.WriteString(inW, "hello there\n")
+	waitFor(t, &out, "Hello! I am")
+	cmd.Process.Signal(syscall.SIGINT)
+	waitFor(t, &out, "[reply interrupted]")
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit %d (%v), want %d\nstdout:\n%s\nstderr:\n%s", code, err, exitInterrupted, out.String(), errb.String())
+	}
+}
+
+func TestRendererDimsThinkingOnlyInColor(t *testing.T) {
+	evs := []event.Event{
+		&event.ThinkingBlockStart{BlockID: "t"},
+		&event.ThinkingBlockDelta{BlockID: "t", Delta: "hmm"},
+		&event.ThinkingBlockEnd{BlockID: "t"},
+		&event.TextBlockStart{BlockID: "x"},
+		&event.TextBlockDelta{BlockID: "x", Delta: "Hi"},
+		&event.TextBlockDelta{BlockID: "x", Delta: "!"},
+		&event.TextBlockEnd{BlockID: "x"},
+		&event.ToolCallStart{ToolCallID: "c", ToolCallName: "calc"},
+		&event.ToolCallDelta{ToolCallID: "c", Delta: `{"expr":`},
+		&event.ToolCallDelta{ToolCallID: "c", Delta: `"1+1"}`},
+		&event.ToolCallEnd{ToolCallID: "c"},
+		&event.ToolResultStart{ToolCallID: "c", ToolCallName: "calc"},
+		&event.ToolResultTextDelta{ToolCallID: "c", Delta: "2"},
+		&event.ToolResultEnd{ToolCallID: "c", State: block.ResultError},
+		&event.ReplyEnd{FinishedReason: event.ReplyInterrupted},
+	}
+	for _, tc := range []struct {
+		color bool
+		want  string
+	}{
+		{false, "hmm\nHi!\n→ calc {\"expr\":\"1+1\"}\n← calc: 2 [error]\n[reply interrupted]\n"},
+		{true, "\x1b[2mhmm\x1b[0m\nHi!\n→ calc {\"expr\":\"1+1\"}\n← calc: 2 [error]\n[reply interrupted]\n"},
+	} {
+		var b bytes.Buffer
+		r := newRenderer(&b, tc.color)
+		for _, e := range evs {
+			r.event(e)
+		}
+		if b.String() != tc.want {
+			t.Errorf("color=%v:\n got %q\nwant %q", tc.color, b.String(), tc.want)
+		}
+	}
+}

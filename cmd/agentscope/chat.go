@@ -305,6 +305,8 @@ type chatter struct {
 	lines  <-chan string // closed on EOF
 	frames <-chan streamFrame
 	lastC  time.Time // the last Ctrl+C
+	// parked is the confirmation a resumed session's reply waits for.
+	parked *event.RequireUserConfirm
 }
 
 // errQuit ends the chat at the user's request (a second Ctrl+C).
@@ -448,12 +450,60 @@ func (ch *chatter) resume(ctx context.Context) error {
 	}
 	if err := ch.c.call(ctx, "GET", "/sessions/"+url.PathEscape(ch.sid)+"/status", nil, &st); err == nil && st.Status != "" && st.Status != "idle" {
 		fmt.Fprintf(ch.cfg.Stderr, "(the session is %s)\n", strings.ReplaceAll(st.Status, "_", " "))
+		if st.Status == "awaiting_permission" && len(page.Messages) > 0 {
+			ch.parked = parkedConfirm(page.Messages[len(page.Messages)-1])
+		}
 	}
 	return nil
 }
 
+// parkedConfirm rebuilds the confirmation a parked reply waits for from
+// its stored message: the reply's id is the message's, and the calls are
+// its tool calls still asking. The live stream cannot give it: its
+// REQUIRE_USER_CONFIRM was sent before this client came. nil if the
+// message asks nothing.
+func parkedConfirm(raw json.RawMessage) *event.RequireUserConfirm {
+	var m struct {
+		ID      string            `json:"id"`
+		Role    string            `json:"role"`
+		Content []json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.Role != "assistant" {
+		return nil
+	}
+	e := &event.RequireUserConfirm{ReplyID: m.ID}
+	for _, b := range m.Content {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(b, &head) != nil || head.Type != "tool_call" {
+			continue
+		}
+		var call block.ToolCall
+		if call.UnmarshalJSON(b) == nil && call.State == block.CallAsking {
+			e.ToolCalls = append(e.ToolCalls, &call)
+		}
+	}
+	if len(e.ToolCalls) == 0 {
+		return nil
+	}
+	return e
+}
+
 // loop reads prompts and runs each reply to its end.
 func (ch *chatter) loop(ctx context.Context) error {
+	if e := ch.parked; e != nil {
+		ch.parked = nil
+		parked, err := ch.confirm(ctx, e)
+		if err != nil {
+			return err
+		}
+		if !parked {
+			if err := ch.reply(ctx); err != nil {
+				return err
+			}
+		}
+	}
 	for {
 		line, err := ch.readLine(ctx, ch.r.prompt)
 		if err != nil {

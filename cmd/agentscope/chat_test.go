@@ -230,7 +230,7 @@ func TestChatResumeSession(t *testing.T) {
 	}
 }
 
-func TestChatEOFAtConfirmationLeavesTheReplyParked(t *testing.T) {
+func TestChatEOFAtConfirmationParksAndSessionResumesIt(t *testing.T) {
 	s := startAPIServer(t)
 	var out, errb syncBuffer
 	code := run(context.Background(), []string{"chat", "--server", s.url, "--user", "tester"},
@@ -247,6 +247,18 @@ func TestChatEOFAtConfirmationLeavesTheReplyParked(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "stays parked") {
 		t.Errorf("no word that the reply stays parked:\n%s", errb.String())
+	}
+
+	// Continued, the session asks the parked confirmation again.
+	_, resumed, _ := runChatCmd(t, s, "y\n", "--session", m[1])
+	if !strings.Contains(resumed, "needs your permission") || !strings.Contains(resumed, `The save_note tool says: saved the note "later"`) {
+		t.Errorf("the parked reply was not confirmed and completed:\n%s", resumed)
+	}
+	if st := s.status(m[1]); st != "idle" {
+		t.Errorf("status after the resumed reply = %q, want idle", st)
+	}
+	if msgs := s.messages(m[1]); len(msgs) != 2 || !strings.Contains(msgs[1], `saved the note "later"`) {
+		t.Errorf("transcript = %q, want the user's message and one complete reply", msgs)
 	}
 }
 

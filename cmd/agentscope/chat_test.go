@@ -360,3 +360,72 @@ func TestRendererDimsThinkingOnlyInColor(t *testing.T) {
 		}
 	}
 }
+
+// A reply cut inside a thinking block must not leave the terminal dim.
+func TestRendererResetsDimWhenThinkingIsCut(t *testing.T) {
+	var b bytes.Buffer
+	r := newRenderer(&b, true)
+	r.event(&event.ThinkingBlockStart{BlockID: "t"})
+	r.event(&event.ThinkingBlockDelta{BlockID: "t", Delta: "a"})
+	r.event(&event.ThinkingBlockDelta{BlockID: "t", Delta: "b"})
+	r.event(&event.ReplyEnd{FinishedReason: event.ReplyInterrupted})
+	if want := "\x1b[2mab\x1b[0m\n[reply interrupted]\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+// TestChatInPseudoTerminal runs the binary in a pseudo-terminal (util-linux
+// script): thinking is dimmed, a confirmation is answered y, and a Ctrl+C
+// typed on the terminal interrupts the reply, after which the session
+// still answers.
+func TestChatInPseudoTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("no script(1) to make a pseudo-terminal")
+	}
+	s := startAPIServer(t)
+	bin := buildBinary(t)
+	cmd := exec.Command(scriptBin, "-qfec", bin+" chat --server "+s.url+" --user tester", "/dev/null")
+	inW, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitFor(t, &out, "continue it with --session")
+	io.WriteString(inW, "save a note: pty\n")
+	waitFor(t, &out, "needs your permission")
+	io.WriteString(inW, "y\n")
+	waitFor(t, &out, `The save_note tool says: saved the note "pty"`)
+	if !strings.Contains(out.String(), ansiDim+"The user wants a note saved.") {
+		t.Errorf("thinking is not dimmed on a terminal:\n%q", out.String())
+	}
+	io.WriteString(inW, "hello there\n")
+	waitFor(t, &out, "Hello! I am")
+	io.WriteString(inW, "\x03") // Ctrl+C, which the terminal turns into SIGINT
+	waitFor(t, &out, "[reply interrupted]")
+	time.Sleep(quitWindow)
+	io.WriteString(inW, "what time is it\n")
+	waitFor(t, &out, "The get_time tool says:")
+	if strings.Contains(out.String(), "You said:") {
+		t.Errorf("the interrupted reply ran to its end:\n%s", out.String())
+	}
+	inW.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("chat in the terminal: %v\n%s", err, out.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("chat did not exit at EOF:\n%s", out.String())
+	}
+}

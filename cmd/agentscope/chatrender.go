@@ -25,6 +25,7 @@ type renderer struct {
 	w       io.Writer
 	color   bool
 	midLine bool              // the last byte written was not a newline
+	dimmed  bool              // a thinking block's dimming is on
 	names   map[string]string // tool-call id → tool name
 }
 
@@ -54,6 +55,23 @@ func (r *renderer) dim(s string) {
 	r.write(s)
 }
 
+// startDim turns dimming on until endDim, written once around a block
+// rather than around each delta. The escapes do not move the cursor, so
+// they leave midLine alone.
+func (r *renderer) startDim() {
+	if r.color && !r.dimmed {
+		io.WriteString(r.w, ansiDim)
+		r.dimmed = true
+	}
+}
+
+func (r *renderer) endDim() {
+	if r.dimmed {
+		io.WriteString(r.w, ansiReset)
+		r.dimmed = false
+	}
+}
+
 func (r *renderer) prompt() {
 	r.newline()
 	r.write("> ")
@@ -74,6 +92,11 @@ func (r *renderer) confirmPrompt(call *block.ToolCall, q string) {
 
 // event renders one event of the stream.
 func (r *renderer) event(ev event.Event) {
+	switch ev.(type) {
+	case *event.ThinkingBlockStart, *event.ThinkingBlockDelta:
+	default: // whatever ends a thinking block, even without its end event
+		r.endDim()
+	}
 	switch e := ev.(type) {
 	case *event.TextBlockStart:
 		r.newline()
@@ -83,8 +106,10 @@ func (r *renderer) event(ev event.Event) {
 		r.newline()
 	case *event.ThinkingBlockStart:
 		r.newline()
+		r.startDim()
 	case *event.ThinkingBlockDelta:
-		r.dim(e.Delta)
+		r.startDim()
+		r.write(e.Delta)
 	case *event.ThinkingBlockEnd:
 		r.newline()
 	case *event.ToolCallStart:

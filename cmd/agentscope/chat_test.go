@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -29,7 +32,10 @@ type apiServer struct {
 	url string
 }
 
-func startAPIServer(t *testing.T) *apiServer {
+func startAPIServer(t *testing.T) *apiServer { return startAPIServerWith(t, nil) }
+
+// startAPIServerWith serves the API through wrap, if not nil.
+func startAPIServerWith(t *testing.T, wrap func(http.Handler) http.Handler) *apiServer {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "chat.db")})
@@ -45,7 +51,11 @@ func startAPIServer(t *testing.T) *apiServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv)
+	var h http.Handler = srv
+	if wrap != nil {
+		h = wrap(srv)
+	}
+	hs := httptest.NewServer(h)
 	t.Cleanup(func() {
 		srv.Close() // ends the SSE streams, which hs.Close would wait for
 		hs.Close()
@@ -427,5 +437,73 @@ func TestChatInPseudoTerminal(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatalf("chat did not exit at EOF:\n%s", out.String())
+	}
+}
+
+// cutWriter fails the first write of a stream that carries a text delta,
+// which ends that SSE response mid-reply as a dropped connection would.
+type cutWriter struct {
+	http.ResponseWriter
+	cut     *atomic.Bool
+	cutHere bool
+}
+
+func (w *cutWriter) Write(p []byte) (int, error) {
+	if !w.cutHere && bytes.Contains(p, []byte("TEXT_BLOCK_DELTA")) && w.cut.CompareAndSwap(false, true) {
+		w.cutHere = true
+	}
+	if w.cutHere {
+		return 0, errors.New("cut by the test")
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *cutWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// TestChatReconnectsWithLastEventID: the stream drops mid-reply; chat
+// reconnects with Last-Event-ID and shows the reply whole, nothing twice.
+func TestChatReconnectsWithLastEventID(t *testing.T) {
+	var cut atomic.Bool
+	var mu sync.Mutex
+	var cursors []string // Last-Event-ID of each stream request
+	s := startAPIServerWith(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/stream") {
+				mu.Lock()
+				cursors = append(cursors, r.Header.Get("Last-Event-ID"))
+				mu.Unlock()
+				w = &cutWriter{ResponseWriter: w, cut: &cut}
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	var out, errb syncBuffer
+	code := run(context.Background(), []string{"chat", "--server", s.url, "--user", "tester"},
+		strings.NewReader("hello there\n"), &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	if !cut.Load() {
+		t.Fatal("the stream was never cut")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(cursors) < 2 || cursors[0] != "" || cursors[1] == "" {
+		t.Fatalf("stream requests' Last-Event-ID = %q, want none then a cursor", cursors)
+	}
+	if !strings.Contains(errb.String(), "reconnecting") {
+		t.Errorf("no word of the reconnection:\n%s", errb.String())
+	}
+	sid := sessionLine.FindStringSubmatch(errb.String())[1]
+	msgs := s.messages(sid)
+	if len(msgs) != 2 {
+		t.Fatalf("transcript = %q", msgs)
+	}
+	reply := strings.TrimPrefix(msgs[1], "assistant: ")
+	if n := strings.Count(out.String(), reply); n != 1 {
+		t.Errorf("the reply appears %d times in the output, want once whole:\n%s", n, out.String())
+	}
+	if n := strings.Count(out.String(), "Hello!"); n != 1 {
+		t.Errorf("%q appears %d times: a duplicate after the reconnect:\n%s", "Hello!", n, out.String())
 	}
 }

@@ -214,14 +214,19 @@ type streamFrame struct {
 // follow keeps the session's stream open until ctx ends, reconnecting
 // with Last-Event-ID when it drops, and sends each event on frames. ready
 // is closed once the first connection is subscribed, so an input posted
-// after it cannot be missed.
-func (c *chatClient) follow(ctx context.Context, sid string, frames chan<- streamFrame, ready chan<- struct{}, warn func(error)) {
+// after it cannot be missed. It returns the error of a refusal no retry
+// would change (a 4xx other than 429: unknown session, bad token).
+func (c *chatClient) follow(ctx context.Context, sid string, frames chan<- streamFrame, ready chan<- struct{}, warn func(error)) error {
 	var last int64 = -1 // no cursor: the run in progress, or from now
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		err := c.streamOnce(ctx, sid, &last, frames, &ready)
 		if ctx.Err() != nil {
-			return
+			return nil
+		}
+		var ae *apiError
+		if errors.As(err, &ae) && ae.Status/100 == 4 && ae.Status != http.StatusTooManyRequests {
+			return fmt.Errorf("stream: %w", err)
 		}
 		if err != nil {
 			warn(err)
@@ -230,11 +235,12 @@ func (c *chatClient) follow(ctx context.Context, sid string, frames chan<- strea
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, 5*time.Second)
 	}
+	return nil
 }
 
 func (c *chatClient) streamOnce(ctx context.Context, sid string, last *int64, frames chan<- streamFrame, ready *chan<- struct{}) error {
@@ -350,23 +356,44 @@ func chat(ctx context.Context, cfg chatConfig, inv *invocation) int {
 	ready := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { // owned by chat: ends with ctx
+	streamErr := make(chan error, 1)
+	go func() { // owned by chat: ends with ctx, or at a refusal
 		defer wg.Done()
-		c.follow(ctx, ch.sid, frames, ready, func(err error) {
+		err := c.follow(ctx, ch.sid, frames, ready, func(err error) {
 			fmt.Fprintf(cfg.Stderr, "agentscope chat: stream: %v; reconnecting\n", err)
 		})
+		if err != nil {
+			streamErr <- err
+			cancel()
+		}
 	}()
 	defer wg.Wait()
 	defer cancel()
 	select {
 	case <-ready:
 	case <-ctx.Done():
+	case <-cfg.Interrupts:
+		return exitInterrupted
+	}
+	select {
+	case err := <-streamErr:
+		inv.Errorf("%v", err)
 		return exitFailure
+	default:
+	}
+	if ctx.Err() != nil {
+		return exitInterrupted
 	}
 	ch.frames = frames
 	ch.lines = readLines(cfg.Stdin)
 
 	err := ch.loop(ctx)
+	select {
+	case err := <-streamErr:
+		inv.Errorf("%v", err)
+		return exitFailure
+	default:
+	}
 	switch {
 	case errors.Is(err, errEOF):
 		ch.r.newline()

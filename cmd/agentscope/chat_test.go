@@ -507,3 +507,26 @@ func TestChatReconnectsWithLastEventID(t *testing.T) {
 		t.Errorf("%q appears %d times: a duplicate after the reconnect:\n%s", "Hello!", n, out.String())
 	}
 }
+
+func TestChatRefusals(t *testing.T) {
+	s := startAPIServer(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no server", []string{"chat", "--server", ""}, exitUsage, "--server URL is required"},
+		{"unknown session", []string{"chat", "--server", s.url, "--user", "tester", "--session", "nosuch"}, exitFailure, "HTTP 404"},
+		{"unknown agent", []string{"chat", "--server", s.url, "--user", "tester", "--agent", "nosuch"}, exitFailure, "create a session: HTTP 404"},
+		{"no server there", []string{"chat", "--server", "http://127.0.0.1:1", "--user", "tester"}, exitFailure, "create a session"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb syncBuffer
+			code := run(context.Background(), tc.args, strings.NewReader("hello\n"), &out, &errb)
+			if code != tc.code || !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errb.String(), tc.code, tc.want)
+			}
+		})
+	}
+}

@@ -440,17 +440,23 @@ func TestChatInPseudoTerminal(t *testing.T) {
 	}
 }
 
-// cutWriter fails the first write of a stream that carries a text delta,
-// which ends that SSE response mid-reply as a dropped connection would.
+// cutWriter fails the second write of a stream that carries a text
+// delta, which ends that SSE response mid-reply as a dropped connection
+// would, after the client has had some of the reply (the first delta may
+// come in one write with every event before it).
 type cutWriter struct {
 	http.ResponseWriter
 	cut     *atomic.Bool
+	deltas  int
 	cutHere bool
 }
 
 func (w *cutWriter) Write(p []byte) (int, error) {
-	if !w.cutHere && bytes.Contains(p, []byte("TEXT_BLOCK_DELTA")) && w.cut.CompareAndSwap(false, true) {
-		w.cutHere = true
+	if !w.cutHere && bytes.Contains(p, []byte("TEXT_BLOCK_DELTA")) {
+		w.deltas++
+		if w.deltas == 2 && w.cut.CompareAndSwap(false, true) {
+			w.cutHere = true
+		}
 	}
 	if w.cutHere {
 		return 0, errors.New("cut by the test")

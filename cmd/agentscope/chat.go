@@ -385,7 +385,7 @@ func chat(ctx context.Context, cfg chatConfig, inv *invocation) int {
 		return exitInterrupted
 	}
 	ch.frames = frames
-	ch.lines = readLines(cfg.Stdin)
+	ch.lines = readLines(ctx, cfg.Stdin)
 
 	err := ch.loop(ctx)
 	select {
@@ -422,16 +422,21 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // readLines sends stdin's lines, then closes the channel at EOF. The
-// goroutine ends at EOF or a read error; on a terminal that is when the
-// process ends, since a read from a terminal cannot be cancelled.
-func readLines(r io.Reader) <-chan string {
+// goroutine ends at EOF, a read error, or the first line read after ctx
+// ended; a read blocked on a terminal cannot be cancelled, so there that
+// is when the process ends.
+func readLines(ctx context.Context, r io.Reader) <-chan string {
 	out := make(chan string)
 	go func() {
 		defer close(out)
 		sc := bufio.NewScanner(r)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
-			out <- sc.Text()
+			select {
+			case out <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
 	return out

@@ -349,7 +349,7 @@ func TestServeSurvivesSIGKILLDuringTool(t *testing.T) {
 			s := startServe(t, bin, addr, db, "--lease", "2s")
 			sid := createSession(t, s)
 			ch, stop := s.sse(sid, 0)
-			chat(t, s, sid, "please wait 30 seconds")
+			postChat(t, s, sid, "please wait 30 seconds")
 			before := until(t, ch, event.TypeToolResultStart)
 			stop()
 			s.cmd.Process.Kill()
@@ -359,7 +359,7 @@ func TestServeSurvivesSIGKILLDuringTool(t *testing.T) {
 			const next = "what is 12*(3+4)"
 			want := 2
 			if tc.atOnce {
-				chat(t, s2, sid, next)
+				postChat(t, s2, sid, next)
 				want = 4
 			}
 			// The restarted server rescues the session once the dead run's
@@ -439,7 +439,7 @@ func TestServeSurvivesSIGKILLDuringTool(t *testing.T) {
 
 			// The session goes on.
 			if !tc.atOnce {
-				chat(t, s2, sid, next)
+				postChat(t, s2, sid, next)
 			}
 			after := until(t, ch2, event.TypeReplyEnd)
 			if end := after[len(after)-1].ev.(*event.ReplyEnd); end.FinishedReason != event.ReplyCompleted {
@@ -467,7 +467,7 @@ func createSession(t *testing.T, s *served) string {
 	return created.SessionID
 }
 
-func chat(t *testing.T, s *served, sid, text string) {
+func postChat(t *testing.T, s *served, sid, text string) {
 	t.Helper()
 	in, _ := json.Marshal(message.UserText("newcomer", text))
 	if code, body := s.call("POST", "/chat/", fmt.Sprintf(`{"agent_id":"demo","session_id":%q,"input":%s}`, sid, in)); code != 200 {

@@ -1,0 +1,683 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/event"
+)
+
+func init() {
+	register("chat", command{
+		Summary: "chat in the terminal with an agent of `agentscope serve`",
+		Usage:   "--server URL [--token TOKEN] [--user ID] [--session ID] [--agent ID]",
+		Run:     runChat,
+	})
+}
+
+// quitWindow is how soon a second Ctrl+C must follow the first to quit.
+const quitWindow = 2 * time.Second
+
+// exitInterrupted is the status of a chat quit with Ctrl+C, as a shell
+// reports a process killed by SIGINT.
+const exitInterrupted = 130
+
+// runChat is the terminal client of the server's HTTP API: one session,
+// one prompt a line of stdin, the session's SSE stream rendered as it
+// comes.
+//
+// It handles SIGINT itself (main's context is cancelled by the first one,
+// which here must only interrupt the reply), so it runs on a context
+// without main's cancellation and quits on SIGTERM or a second Ctrl+C.
+func runChat(ctx context.Context, inv *invocation) int {
+	fs := inv.Flags(commands[inv.Name])
+	var cfg chatConfig
+	fs.StringVar(&cfg.Server, "server", os.Getenv("AGENTSCOPE_SERVER"), "the server's base `URL`, e.g. http://127.0.0.1:8080 (default $AGENTSCOPE_SERVER)")
+	fs.StringVar(&cfg.Token, "token", os.Getenv("AGENTSCOPE_TOKEN"), "bearer `token` (default $AGENTSCOPE_TOKEN)")
+	fs.StringVar(&cfg.User, "user", defaultUser(), "the X-User-ID to chat as (default $USER)")
+	fs.StringVar(&cfg.Session, "session", "", "continue the session with this `ID` instead of creating one")
+	fs.StringVar(&cfg.Agent, "agent", demoAgentID, "the agent `ID` of a new session")
+	if code, done := parseFlags(fs, inv); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		inv.Errorf("unexpected arguments %q", fs.Args())
+		return exitUsage
+	}
+	if cfg.Server == "" {
+		inv.Errorf("--server URL is required")
+		return exitUsage
+	}
+	if cfg.User == "" {
+		inv.Errorf("--user ID is required ($USER is empty)")
+		return exitUsage
+	}
+	cfg.Stdin, cfg.Stdout, cfg.Stderr = inv.Stdin, inv.Stdout, inv.Stderr
+	cfg.Color = isTerminal(inv.Stdout)
+
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	interrupts := make(chan struct{}, 4)
+	cfg.Interrupts = interrupts
+	done := make(chan struct{})
+	defer close(done)
+	go func() { // owned by runChat: ends when it returns
+		for {
+			select {
+			case <-done:
+				return
+			case s := <-sigs:
+				if s == syscall.SIGTERM {
+					cancel()
+					continue
+				}
+				select {
+				case interrupts <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return chat(cctx, cfg, inv)
+}
+
+func defaultUser() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "me"
+}
+
+// isTerminal reports whether w is a character device (a terminal), the
+// only place ANSI colours belong.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// chatConfig is what one chat runs with.
+type chatConfig struct {
+	Server, Token, User, Session, Agent string
+	Stdin                               io.Reader
+	Stdout, Stderr                      io.Writer
+	// Color dims thinking with ANSI escapes; false writes plain text.
+	Color bool
+	// Interrupts delivers each Ctrl+C. nil: none ever comes.
+	Interrupts <-chan struct{}
+}
+
+// chatClient talks to one server as one user.
+type chatClient struct {
+	base  string
+	token string
+	user  string
+	http  *http.Client
+}
+
+// apiError is a non-2xx answer of the server.
+type apiError struct {
+	Status int
+	Detail string
+}
+
+func (e *apiError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Detail) }
+
+func (c *chatClient) request(ctx context.Context, method, path string, body any) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("X-User-ID", c.user)
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// call does one JSON request and decodes the answer into out (if not nil).
+func (c *chatClient) call(ctx context.Context, method, path string, body, out any) error {
+	req, err := c.request(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	if err != nil {
+		return err
+	}
+	if res.StatusCode/100 != 2 {
+		var d struct {
+			Detail json.RawMessage `json:"detail"`
+		}
+		detail := strings.TrimSpace(string(data))
+		if json.Unmarshal(data, &d) == nil && len(d.Detail) > 0 {
+			var s string
+			if json.Unmarshal(d.Detail, &s) == nil {
+				detail = s
+			} else {
+				detail = string(d.Detail)
+			}
+		}
+		return &apiError{Status: res.StatusCode, Detail: detail}
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			return fmt.Errorf("%s %s: %w", method, path, err)
+		}
+	}
+	return nil
+}
+
+// streamFrame is one event of the session's SSE stream.
+type streamFrame struct {
+	Seq   int64
+	Event event.Event
+}
+
+// follow keeps the session's stream open until ctx ends, reconnecting
+// with Last-Event-ID when it drops, and sends each event on frames. ready
+// is closed once the first connection is subscribed, so an input posted
+// after it cannot be missed. It returns the error of a refusal no retry
+// would change (a 4xx other than 429: unknown session, bad token).
+func (c *chatClient) follow(ctx context.Context, sid string, frames chan<- streamFrame, ready chan<- struct{}, warn func(error)) error {
+	var last int64 = -1 // no cursor: the run in progress, or from now
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		err := c.streamOnce(ctx, sid, &last, frames, &ready)
+		if ctx.Err() != nil {
+			return nil
+		}
+		var ae *apiError
+		if errors.As(err, &ae) && ae.Status/100 == 4 && ae.Status != http.StatusTooManyRequests {
+			return fmt.Errorf("stream: %w", err)
+		}
+		if err != nil {
+			warn(err)
+		} else {
+			backoff = 100 * time.Millisecond
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+	return nil
+}
+
+func (c *chatClient) streamOnce(ctx context.Context, sid string, last *int64, frames chan<- streamFrame, ready *chan<- struct{}) error {
+	req, err := c.request(ctx, "GET", "/sessions/"+url.PathEscape(sid)+"/stream", nil)
+	if err != nil {
+		return err
+	}
+	if *last >= 0 {
+		req.Header.Set("Last-Event-ID", strconv.FormatInt(*last, 10))
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	res, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
+		return &apiError{Status: res.StatusCode, Detail: strings.TrimSpace(string(b))}
+	}
+	if *ready != nil {
+		close(*ready)
+		*ready = nil
+	}
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(nil, 8<<20)
+	var seq int64 = -1
+	var data []byte
+	for sc.Scan() {
+		line := sc.Bytes()
+		switch {
+		case len(line) == 0: // end of a frame
+			if data != nil {
+				ev, err := event.Decode(data)
+				data = nil
+				if err != nil {
+					return fmt.Errorf("stream: %w", err)
+				}
+				if seq >= 0 {
+					*last = seq
+				}
+				select {
+				case frames <- streamFrame{Seq: seq, Event: ev}:
+				case <-ctx.Done():
+					return nil
+				}
+			}
+		case bytes.HasPrefix(line, []byte("id:")):
+			seq, _ = strconv.ParseInt(strings.TrimSpace(string(line[3:])), 10, 64)
+		case bytes.HasPrefix(line, []byte("data:")):
+			data = append(data, bytes.TrimPrefix(line[5:], []byte(" "))...)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("stream: %w", err)
+	}
+	return errors.New("stream closed by the server")
+}
+
+// chatter is one chat: its client, renderer, input lines and stream.
+type chatter struct {
+	cfg    chatConfig
+	inv    *invocation
+	c      *chatClient
+	sid    string
+	agent  string
+	r      *renderer
+	lines  <-chan string // closed on EOF
+	frames <-chan streamFrame
+	lastC  time.Time // the last Ctrl+C
+	// parked is the confirmation a resumed session's reply waits for.
+	parked *event.RequireUserConfirm
+}
+
+// errQuit ends the chat at the user's request (a second Ctrl+C).
+var errQuit = errors.New("quit")
+
+// errEOF ends the chat: stdin has no more lines.
+var errEOF = errors.New("end of input")
+
+// chat runs one chat session until EOF on stdin (exitOK), a second
+// Ctrl+C (exitInterrupted) or a failure.
+func chat(ctx context.Context, cfg chatConfig, inv *invocation) int {
+	// The stream's goroutine warns on Stderr while the loop writes there.
+	cfg.Stderr = &lockedWriter{w: cfg.Stderr}
+	errInv := *inv
+	errInv.Stderr = cfg.Stderr
+	inv = &errInv
+	c := &chatClient{base: strings.TrimRight(cfg.Server, "/"), token: cfg.Token, user: cfg.User, http: &http.Client{}}
+	ch := &chatter{cfg: cfg, inv: inv, c: c, agent: cfg.Agent, r: newRenderer(cfg.Stdout, cfg.Color)}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	if cfg.Session == "" {
+		var out struct {
+			SessionID string `json:"session_id"`
+		}
+		if err := c.call(ctx, "POST", "/sessions/", map[string]any{"agent_id": cfg.Agent}, &out); err != nil {
+			inv.Errorf("create a session: %v", err)
+			return exitFailure
+		}
+		ch.sid = out.SessionID
+		fmt.Fprintf(cfg.Stderr, "session %s (agent %s); continue it with --session %s\n", ch.sid, cfg.Agent, ch.sid)
+	} else {
+		ch.sid = cfg.Session
+		if err := ch.resume(ctx); err != nil {
+			inv.Errorf("session %s: %v", ch.sid, err)
+			return exitFailure
+		}
+	}
+
+	frames := make(chan streamFrame, 256)
+	ready := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	streamErr := make(chan error, 1)
+	go func() { // owned by chat: ends with ctx, or at a refusal
+		defer wg.Done()
+		err := c.follow(ctx, ch.sid, frames, ready, func(err error) {
+			fmt.Fprintf(cfg.Stderr, "agentscope chat: stream: %v; reconnecting\n", err)
+		})
+		if err != nil {
+			streamErr <- err
+			cancel()
+		}
+	}()
+	defer wg.Wait()
+	defer cancel()
+	select {
+	case <-ready:
+	case <-ctx.Done():
+	case <-cfg.Interrupts:
+		return exitInterrupted
+	}
+	select {
+	case err := <-streamErr:
+		inv.Errorf("%v", err)
+		return exitFailure
+	default:
+	}
+	if ctx.Err() != nil {
+		return exitInterrupted
+	}
+	ch.frames = frames
+	ch.lines = readLines(cfg.Stdin)
+
+	err := ch.loop(ctx)
+	select {
+	case err := <-streamErr:
+		inv.Errorf("%v", err)
+		return exitFailure
+	default:
+	}
+	switch {
+	case errors.Is(err, errEOF):
+		ch.r.newline()
+		return exitOK
+	case errors.Is(err, errQuit):
+		fmt.Fprintln(cfg.Stderr, "agentscope chat: quit")
+		return exitInterrupted
+	case ctx.Err() != nil:
+		return exitInterrupted
+	default:
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+}
+
+// lockedWriter serializes writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// readLines sends stdin's lines, then closes the channel at EOF. The
+// goroutine ends at EOF or a read error; on a terminal that is when the
+// process ends, since a read from a terminal cannot be cancelled.
+func readLines(r io.Reader) <-chan string {
+	out := make(chan string)
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			out <- sc.Text()
+		}
+	}()
+	return out
+}
+
+// historyTail is how many messages a resumed session shows.
+const historyTail = 10
+
+// resume prints the tail of the session's transcript and learns its agent.
+func (ch *chatter) resume(ctx context.Context) error {
+	var list struct {
+		Sessions []struct {
+			Session struct {
+				ID      string `json:"id"`
+				AgentID string `json:"agent_id"`
+			} `json:"session"`
+		} `json:"sessions"`
+	}
+	if err := ch.c.call(ctx, "GET", "/sessions/", nil, &list); err == nil {
+		for _, s := range list.Sessions {
+			if s.Session.ID == ch.sid && s.Session.AgentID != "" {
+				ch.agent = s.Session.AgentID
+			}
+		}
+	}
+	var page struct {
+		Messages []json.RawMessage `json:"messages"`
+		HasMore  bool              `json:"has_more"`
+	}
+	q := "?limit=" + strconv.Itoa(historyTail)
+	if err := ch.c.call(ctx, "GET", "/sessions/"+url.PathEscape(ch.sid)+"/messages"+q, nil, &page); err != nil {
+		return err
+	}
+	w := ch.cfg.Stdout
+	if page.HasMore {
+		fmt.Fprintln(w, "…")
+	}
+	for _, raw := range page.Messages {
+		ch.r.message(raw)
+	}
+	var st struct {
+		Status string `json:"status"`
+	}
+	if err := ch.c.call(ctx, "GET", "/sessions/"+url.PathEscape(ch.sid)+"/status", nil, &st); err == nil && st.Status != "" && st.Status != "idle" {
+		fmt.Fprintf(ch.cfg.Stderr, "(the session is %s)\n", strings.ReplaceAll(st.Status, "_", " "))
+		if st.Status == "awaiting_permission" && len(page.Messages) > 0 {
+			ch.parked = parkedConfirm(page.Messages[len(page.Messages)-1])
+		}
+	}
+	return nil
+}
+
+// parkedConfirm rebuilds the confirmation a parked reply waits for from
+// its stored message: the reply's id is the message's, and the calls are
+// its tool calls still asking. The live stream cannot give it: its
+// REQUIRE_USER_CONFIRM was sent before this client came. nil if the
+// message asks nothing.
+func parkedConfirm(raw json.RawMessage) *event.RequireUserConfirm {
+	var m struct {
+		ID      string            `json:"id"`
+		Role    string            `json:"role"`
+		Content []json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.Role != "assistant" {
+		return nil
+	}
+	e := &event.RequireUserConfirm{ReplyID: m.ID}
+	for _, b := range m.Content {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(b, &head) != nil || head.Type != "tool_call" {
+			continue
+		}
+		var call block.ToolCall
+		if call.UnmarshalJSON(b) == nil && call.State == block.CallAsking {
+			e.ToolCalls = append(e.ToolCalls, &call)
+		}
+	}
+	if len(e.ToolCalls) == 0 {
+		return nil
+	}
+	return e
+}
+
+// loop reads prompts and runs each reply to its end.
+func (ch *chatter) loop(ctx context.Context) error {
+	if e := ch.parked; e != nil {
+		ch.parked = nil
+		parked, err := ch.confirm(ctx, e)
+		if err != nil {
+			return err
+		}
+		if !parked {
+			if err := ch.reply(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	for {
+		line, err := ch.readLine(ctx, ch.r.prompt)
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		msg := map[string]any{
+			"role": "user", "name": ch.cfg.User,
+			"content": []map[string]any{{"type": "text", "text": line}},
+		}
+		if err := ch.post(ctx, msg); err != nil {
+			fmt.Fprintf(ch.cfg.Stderr, "agentscope chat: %v\n", err)
+			continue
+		}
+		if err := ch.reply(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// readLine waits for a line of stdin; Ctrl+C while waiting asks for a
+// second one to quit.
+func (ch *chatter) readLine(ctx context.Context, prompt func()) (string, error) {
+	prompt()
+	for {
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case line, ok := <-ch.lines:
+			if !ok {
+				return "", errEOF
+			}
+			return line, nil
+		case <-ch.cfg.Interrupts:
+			if ch.secondCtrlC() {
+				return "", errQuit
+			}
+			fmt.Fprintln(ch.cfg.Stderr, "\n(Ctrl+C again to quit)")
+			prompt()
+		case f := <-ch.frames:
+			// Another client's run on this session: show it.
+			ch.r.event(f.Event)
+		}
+	}
+}
+
+func (ch *chatter) secondCtrlC() bool {
+	now := time.Now()
+	second := !ch.lastC.IsZero() && now.Sub(ch.lastC) < quitWindow
+	ch.lastC = now
+	return second
+}
+
+func (ch *chatter) post(ctx context.Context, input any) error {
+	return ch.c.call(ctx, "POST", "/chat/", map[string]any{"agent_id": ch.agent, "session_id": ch.sid, "input": input}, nil)
+}
+
+// reply renders the stream until the reply ends; it answers the
+// confirmations it asks for and interrupts it on Ctrl+C.
+func (ch *chatter) reply(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch.cfg.Interrupts:
+			if ch.secondCtrlC() {
+				return errQuit
+			}
+			if err := ch.c.call(ctx, "POST", "/sessions/"+url.PathEscape(ch.sid)+"/interrupt", nil, nil); err != nil {
+				fmt.Fprintf(ch.cfg.Stderr, "\nagentscope chat: interrupt: %v\n", err)
+			} else {
+				fmt.Fprintln(ch.cfg.Stderr, "\n(interrupting; Ctrl+C again to quit)")
+			}
+		case f := <-ch.frames:
+			ch.r.event(f.Event)
+			switch e := f.Event.(type) {
+			case *event.ReplyEnd:
+				return nil
+			case *event.RequireUserConfirm:
+				parked, err := ch.confirm(ctx, e)
+				if err != nil || parked {
+					return err
+				}
+			case *event.RequireExternalExecution:
+				fmt.Fprintln(ch.cfg.Stderr, "(the reply waits for an external execution result; chat cannot give one)")
+				return nil
+			}
+		}
+	}
+}
+
+// confirm asks y / n / a / e for each call and posts the answers. parked
+// reports that the reply stays parked (stdin ended, or posting failed).
+func (ch *chatter) confirm(ctx context.Context, e *event.RequireUserConfirm) (parked bool, err error) {
+	res := &event.UserConfirmResult{ReplyID: e.ReplyID}
+	for _, call := range e.ToolCalls {
+		cr, err := ch.ask(ctx, call)
+		if errors.Is(err, errEOF) {
+			fmt.Fprintf(ch.cfg.Stderr, "(the reply stays parked; continue it with --session %s)\n", ch.sid)
+		}
+		if err != nil {
+			return true, err
+		}
+		res.ConfirmResults = append(res.ConfirmResults, cr)
+	}
+	event.Stamp(res, nil)
+	if err := ch.post(ctx, json.RawMessage(event.Marshal(res))); err != nil {
+		fmt.Fprintf(ch.cfg.Stderr, "agentscope chat: confirm: %v\n", err)
+		return true, nil
+	}
+	return false, nil
+}
+
+func (ch *chatter) ask(ctx context.Context, call *block.ToolCall) (event.ConfirmResult, error) {
+	q := "allow? [y]es / [n]o / [a]lways / [e]dit: "
+	if len(call.SuggestedRules) == 0 {
+		q = "allow? [y]es / [n]o / [e]dit: "
+	}
+	for {
+		line, err := ch.readLine(ctx, func() { ch.r.confirmPrompt(call, q) })
+		if err != nil {
+			return event.ConfirmResult{}, err
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return event.ConfirmResult{Confirmed: true, ToolCall: call}, nil
+		case "n", "no":
+			return event.ConfirmResult{Confirmed: false, ToolCall: call}, nil
+		case "a", "always":
+			if len(call.SuggestedRules) > 0 {
+				return event.ConfirmResult{Confirmed: true, ToolCall: call, Rules: call.SuggestedRules}, nil
+			}
+		case "e", "edit":
+			for {
+				in, err := ch.readLine(ctx, func() { fmt.Fprint(ch.cfg.Stdout, "new input (JSON): ") })
+				if err != nil {
+					return event.ConfirmResult{}, err
+				}
+				if json.Valid([]byte(in)) {
+					edited := call.CloneBlock().(*block.ToolCall)
+					edited.Input = strings.TrimSpace(in)
+					return event.ConfirmResult{Confirmed: true, ToolCall: edited}, nil
+				}
+				fmt.Fprintln(ch.cfg.Stdout, "not valid JSON")
+			}
+		}
+	}
+}

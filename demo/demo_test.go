@@ -240,3 +240,54 @@ func TestSaveNoteAsksFirst(t *testing.T) {
 		t.Fatalf("after confirm: %s %v %q", final.Outcome, saved, text)
 	}
 }
+
+// Asked to wait, the model calls wait, which runs without asking, takes
+// the time asked, and ends early as interrupted when the reply's context
+// ends.
+func TestWait(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	w, err := demo.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := tool.NewToolkit([]tool.Tool{w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := agent.New(agent.Config{Name: "Friday", Model: demo.New(), Toolkit: tk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err := a.Reply(context.Background(), []*message.Msg{message.UserText("user", "please wait 0.2 seconds")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := res.Msg.TextContent("")
+	if res.Outcome != agent.OutcomeCompleted || !strings.Contains(text, "waited 0.2 seconds") || time.Since(start) < 200*time.Millisecond {
+		t.Fatalf("%s after %v: %q", res.Outcome, time.Since(start), text)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var interrupted agent.Result
+	var states []block.ToolResultState
+	start = time.Now()
+	for ev, err := range a.Stream(ctx, []*message.Msg{message.UserText("user", "wait 30 seconds")}, agent.WithResult(&interrupted)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev := ev.(type) {
+		case *event.ToolResultStart:
+			cancel()
+		case *event.ToolResultEnd:
+			states = append(states, ev.State)
+		}
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Fatalf("wait did not honour its context: %v", time.Since(start))
+	}
+	if interrupted.Outcome != agent.OutcomeInterrupted || len(states) != 1 || states[0] != block.ResultInterrupted {
+		t.Fatalf("results %v (outcome %s)", states, interrupted.Outcome)
+	}
+}

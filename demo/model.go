@@ -7,6 +7,7 @@ import (
 	"iter"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,6 +51,9 @@ func (m *Model) Name() string { return Name }
 // arithmetic finds an expression with at least one operator between
 // numbers, e.g. "12*(3+4)" or "2.5 / 5".
 var arithmetic = regexp.MustCompile(`[-(]*\d+(?:\.\d+)?\)*(?:\s*[-+*/]\s*[-(]*\d+(?:\.\d+)?\)*)+`)
+
+// waitWords asks for a wait of some seconds, e.g. "wait 30 seconds".
+var waitWords = regexp.MustCompile(`(?i)\bwait (?:for )?(\d+(?:\.\d+)?) ?(?:s|secs?|seconds?)\b`)
 
 var timeWords = regexp.MustCompile(`(?i)\b(time|date|clock|today)\b`)
 
@@ -117,6 +121,11 @@ func (m *Model) plan(req *model.Request) []model.Chunk {
 		args, _ := json.Marshal(map[string]string{"text": note})
 		return m.callTool("save_note", string(args),
 			"The user wants a note saved. Saving changes something, so the runtime will ask them before the tool runs.")
+	}
+	if w := waitWords.FindStringSubmatch(prompt); w != nil && offered("wait") {
+		secs, _ := strconv.ParseFloat(w[1], 64)
+		args, _ := json.Marshal(map[string]float64{"seconds": secs})
+		return m.callTool("wait", string(args), "The user wants me to wait "+w[1]+" seconds. The wait tool does exactly that.")
 	}
 	if timeWords.MatchString(prompt) && offered("get_time") {
 		return m.callTool("get_time", `{}`, "The user asks about the time. I cannot know it myself; the get_time tool can.")

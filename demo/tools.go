@@ -82,6 +82,37 @@ func SaveNote(save func(ctx context.Context, text string) error) (tool.Tool, err
 		})
 }
 
+// WaitInput is the wait tool's argument.
+type WaitInput struct {
+	Seconds float64 `json:"seconds" jsonschema:"description=How long to wait, in seconds (at most 600)"`
+}
+
+// maxWait bounds a wait: the length comes from a model.
+const maxWait = 600 * time.Second
+
+// Wait returns the wait tool: it sleeps for the seconds asked and returns
+// early, as interrupted, when its context ends. It is a tool that takes
+// time, so a client, a test or a demo can interrupt a reply, or kill the
+// server, while a tool runs. It changes nothing (read-only), so it runs
+// without asking.
+func Wait() (tool.Tool, error) {
+	return tool.Func("wait", "Wait for a number of seconds, then say so.",
+		func(ctx context.Context, in WaitInput) (string, error) {
+			d := time.Duration(in.Seconds * float64(time.Second))
+			if d < 0 || d > maxWait {
+				return "", fmt.Errorf("cannot wait %v seconds (0 to %v)", in.Seconds, maxWait.Seconds())
+			}
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-t.C:
+			}
+			return fmt.Sprintf("waited %s seconds", strconv.FormatFloat(in.Seconds, 'g', -1, 64)), nil
+		}, tool.ReadOnly())
+}
+
 // ErrExpression is returned for an expression Evaluate cannot read.
 var ErrExpression = errors.New("invalid expression")
 

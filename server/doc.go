@@ -54,6 +54,12 @@
 // message, so this patch of the state is the server's: it does not add
 // the agent's interruption message or keep the reply's iteration count.
 //
+// A process restarted with its predecessor's owner (agentscope serve on
+// the same host and address) finds that run's lease still its own and
+// may take it at once; the claim the dead run made is under the same
+// lease epoch, which the store does not hand out again, so the leftovers
+// are closed under a lease freed and taken anew (a new epoch).
+//
 // # Deviations from the reference
 //
 //   - GET /health needs no token and no X-User-ID, so a load balancer can

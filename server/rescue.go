@@ -78,6 +78,22 @@ func (s *Server) recoverLeftovers(ctx context.Context, k session.Key) error {
 	if n, err := s.store.PendingInputs(ctx, k); err != nil || n == 0 {
 		return err
 	}
+	// Inputs claimed under this very lease (same owner, same epoch) are
+	// not handed out again. A process restarted with its predecessor's
+	// owner (serve's host and address) acquires that dead run's unexpired
+	// lease as its own and would not see its claim, so the lease is taken
+	// anew: freed and acquired again, it gets a new epoch, and the dead
+	// run's claim is an earlier lease's. No run of this process holds the
+	// session here (the caller registered itself in s.runs first).
+	if err := s.store.ReleaseLease(ctx, k, s.cfg.Owner); err != nil {
+		return err
+	}
+	if _, err := s.store.AcquireLease(ctx, k, s.cfg.Owner, s.cfg.LeaseTTL); err != nil {
+		if errors.Is(err, session.ErrLeased) {
+			return errRunning
+		}
+		return err
+	}
 	var crashed *session.Input
 	for {
 		in, err := s.store.ClaimInput(ctx, k, s.cfg.Owner)

@@ -247,6 +247,18 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, user stri
 	s.mu.Lock()
 	run := s.runs[k]
 	s.mu.Unlock()
+	if run != nil && run.closing.Load() {
+		// The run has stored everything (a parked reply's
+		// REQUIRE_USER_CONFIRM may already be out) and is only logging its
+		// last events: cancelling it would interrupt nothing. Once it is
+		// gone, the stored state says what to interrupt.
+		select {
+		case <-run.done:
+		case <-r.Context().Done():
+			return
+		}
+		run = nil
+	}
 	if run != nil {
 		if run.cancel != nil {
 			run.cancel()
@@ -373,6 +385,18 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request, user string) 
 	s.mu.Lock()
 	run := s.runs[k]
 	s.mu.Unlock()
+	if run != nil && run.closing.Load() {
+		// The run has stored everything (a parked reply's
+		// REQUIRE_USER_CONFIRM may already be out) and is only logging its
+		// last events: cancelling it would interrupt nothing. Once it is
+		// gone, the stored state says what to interrupt.
+		select {
+		case <-run.done:
+		case <-r.Context().Done():
+			return
+		}
+		run = nil
+	}
 	if run != nil {
 		if run.cancel != nil {
 			run.cancel()

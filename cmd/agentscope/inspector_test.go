@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentscope-go/agentscope/internal/pgtest"
 )
 
 var (
@@ -163,9 +165,10 @@ func TestInspectorServeMount(t *testing.T) {
 	}
 }
 
-// TestMain removes the binary agentscopeBin built.
+// TestMain gives the tests a PostgreSQL (the server's crash tests run on
+// it) and removes the binary agentscopeBin built.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Run(m)
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}

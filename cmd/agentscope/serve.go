@@ -54,7 +54,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	baseURL := fs.String("base-url", "", "override the provider's API `URL`")
 	system := fs.String("system", "", "the system `prompt`")
 	name := fs.String("name", "assistant", "the agent's `name`")
-	tools := fs.String("tools", "demo", "tool `set`: \"demo\" (calculate, get_time, save_note), \"builtin\" (Bash, Read, Write, Edit, Glob, Grep) or \"none\"")
+	tools := fs.String("tools", "demo", "tool `set`: \"demo\" (calculate, get_time, save_note, wait), \"builtin\" (Bash, Read, Write, Edit, Glob, Grep) or \"none\"")
 	lease := fs.Duration("lease", 30*time.Second, "how long a run's lease lasts without renewal; a crashed run is closed about this long after it died (`duration`)")
 	verbose := fs.Bool("v", false, "log debug messages")
 	var mcpSpecs specList
@@ -218,7 +218,11 @@ func serveAgent(uri, baseURL, system, name, tools string, logger *slog.Logger, s
 			if err != nil {
 				return nil, err
 			}
-			ts = append(ts, note)
+			wait, err := demo.Wait()
+			if err != nil {
+				return nil, err
+			}
+			ts = append(ts, note, wait)
 		}
 		if tools == "builtin" {
 			ts = builtin.Tools(builtin.Config{})

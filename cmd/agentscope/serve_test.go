@@ -18,7 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/internal/pgtest"
 	"github.com/agentscope-go/agentscope/message"
 )
 
@@ -110,13 +112,14 @@ type sseFrame struct {
 	ev  event.Event
 }
 
-// sse reads a session's stream into a channel until it closes.
+// sse reads a session's stream, from the event after lastID (a negative
+// lastID: only what comes next), into a channel until it closes.
 func (s *served) sse(sid string, lastID int64) (<-chan sseFrame, func()) {
 	s.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.url+"/sessions/"+sid+"/stream", nil)
 	req.Header.Set("X-User-ID", "newcomer")
-	if lastID > 0 {
+	if lastID >= 0 {
 		req.Header.Set("Last-Event-ID", strconv.FormatInt(lastID, 10))
 	}
 	res, err := http.DefaultClient.Do(req)
@@ -263,6 +266,16 @@ func TestServeDemoEndToEnd(t *testing.T) {
 	}
 }
 
+// crashStores are the stores the crash tests run on: a SQLite file and a
+// fresh Postgres schema, each a --db argument.
+var crashStores = []struct {
+	name string
+	db   func(t *testing.T) string
+}{
+	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "agentscope.db") }},
+	{"postgres", func(t *testing.T) string { return pgtest.Schema(t) }},
+}
+
 // Crash test: a reply parks; the server is killed with SIGKILL; a new one
 // on the same database serves the stream from Last-Event-ID, takes the
 // confirmation and completes the reply: one user message, one assistant
@@ -271,37 +284,205 @@ func TestServeSurvivesSIGKILLWhileParked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and execs the binary")
 	}
-	db, addr := filepath.Join(t.TempDir(), "agentscope.db"), freeAddr(t)
 	bin := buildBinary(t)
-	s := startServe(t, bin, addr, db)
-	sid, ch, stop := createAndChat(t, s)
-	first := until(t, ch, event.TypeRequireUserConfirm)
-	stop()
-	s.cmd.Process.Kill()
-	<-s.exited
+	for _, store := range crashStores {
+		t.Run(store.name, func(t *testing.T) {
+			db, addr := store.db(t), freeAddr(t)
+			s := startServe(t, bin, addr, db)
+			sid, ch, stop := createAndChat(t, s)
+			first := until(t, ch, event.TypeRequireUserConfirm)
+			stop()
+			s.cmd.Process.Kill()
+			<-s.exited
 
-	s2 := startServe(t, bin, addr, db)
-	last := first[len(first)-1].seq
-	ch2, _ := s2.sse(sid, last)
-	if code, body := s2.call("POST", "/chat/", fmt.Sprintf(`{"agent_id":"demo","session_id":%q,"input":%s}`, sid, confirmFor(t, first))); code != 200 {
-		t.Fatalf("confirm after restart: %d %s", code, body)
+			s2 := startServe(t, bin, addr, db)
+			last := first[len(first)-1].seq
+			ch2, _ := s2.sse(sid, last)
+			if code, body := s2.call("POST", "/chat/", fmt.Sprintf(`{"agent_id":"demo","session_id":%q,"input":%s}`, sid, confirmFor(t, first))); code != 200 {
+				t.Fatalf("confirm after restart: %d %s", code, body)
+			}
+			rest := until(t, ch2, event.TypeReplyEnd)
+			for i, f := range rest {
+				if f.seq != last+1+int64(i) {
+					t.Fatalf("event %d has seq %d, want %d", i, f.seq, last+1+int64(i))
+				}
+			}
+			checkCompleted(t, s2, sid, rest)
+			results := 0
+			for _, f := range append(first, rest...) {
+				if f.ev.Type() == event.TypeToolResultStart {
+					results++
+				}
+			}
+			if results != 1 {
+				t.Fatalf("the tool ran %d times", results)
+			}
+		})
 	}
-	rest := until(t, ch2, event.TypeReplyEnd)
-	for i, f := range rest {
-		if f.seq != last+1+int64(i) {
-			t.Fatalf("event %d has seq %d, want %d", i, f.seq, last+1+int64(i))
-		}
+}
+
+// Crash test: the server is killed with SIGKILL while a tool runs. The
+// server restarted on the same database closes the dead run once its
+// lease has expired (--lease 2s keeps that short): the reply ends
+// REPLY_END(interrupted) in the log and in the transcript, every tool call
+// has a result (interrupted), nothing is half-written, the tool did not
+// run again, and the session takes a new chat. A chat posted at once
+// after the restart (the same address: the same lease owner) does not wait
+// for the rescue: it closes the dead reply itself, then runs.
+func TestServeSurvivesSIGKILLDuringTool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and execs the binary")
 	}
-	checkCompleted(t, s2, sid, rest)
-	results := 0
-	for _, f := range append(first, rest...) {
-		if f.ev.Type() == event.TypeToolResultStart {
-			results++
-		}
+	bin := buildBinary(t)
+	for _, tc := range []struct {
+		store  string
+		db     func(t *testing.T) string
+		atOnce bool
+	}{
+		{crashStores[0].name + "/rescued", crashStores[0].db, false},
+		{crashStores[0].name + "/next-chat-at-once", crashStores[0].db, true},
+		{crashStores[1].name + "/rescued", crashStores[1].db, false},
+		{crashStores[1].name + "/next-chat-at-once", crashStores[1].db, true},
+	} {
+		t.Run(tc.store, func(t *testing.T) {
+			db, addr := tc.db(t), freeAddr(t)
+			s := startServe(t, bin, addr, db, "--lease", "2s")
+			sid := createSession(t, s)
+			ch, stop := s.sse(sid, 0)
+			postChat(t, s, sid, "please wait 30 seconds")
+			before := until(t, ch, event.TypeToolResultStart)
+			stop()
+			s.cmd.Process.Kill()
+			<-s.exited
+
+			s2 := startServe(t, bin, addr, db, "--lease", "2s")
+			const next = "what is 12*(3+4)"
+			want := 2
+			if tc.atOnce {
+				postChat(t, s2, sid, next)
+				want = 4
+			}
+			// The restarted server rescues the session once the dead run's
+			// lease has expired: until then it reports it running. The
+			// reply is stored before the lease is freed, so the test waits
+			// for both.
+			var msgs []*message.Msg
+			for deadline := time.Now().Add(15 * time.Second); ; {
+				msgs = transcript(t, s2, sid)
+				code, status := s2.call("GET", "/sessions/"+sid+"/status", "")
+				if len(msgs) >= want && code == 200 && strings.Contains(status, `"idle"`) {
+					break
+				}
+				if time.Now().After(deadline) {
+					dump, _ := json.Marshal(msgs)
+					t.Fatalf("15s after the restart: %d messages, status %d %s\n%s\n%s", len(msgs), code, status, dump, s2.stderr)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+
+			// The transcript: the user's message and the reply, closed as
+			// interrupted, with every tool call answered.
+			if len(msgs) != want || msgs[0].Role != event.RoleUser || msgs[1].Role != event.RoleAssistant || msgs[1].FinishedReason != event.ReplyInterrupted {
+				t.Fatalf("transcript: %d messages %+v", len(msgs), msgs)
+			}
+			calls, results := map[string]string{}, map[string]block.ToolResultState{}
+			for _, b := range msgs[1].Content {
+				switch b := b.(type) {
+				case *block.ToolCall:
+					calls[b.ID] = b.Name
+				case *block.ToolResult:
+					results[b.ID] = b.State
+				}
+			}
+			if len(calls) != 1 || len(results) != len(calls) {
+				t.Fatalf("calls %v, results %v", calls, results)
+			}
+			for id, name := range calls {
+				if name != "wait" || results[id] != block.ResultInterrupted {
+					t.Fatalf("call %s (%s) has result %q", id, name, results[id])
+				}
+			}
+
+			// The log, replayed from the start: gapless, the events seen
+			// before the kill, one tool run, and one REPLY_END(interrupted)
+			// closing the reply after every tool result ended.
+			ch2, _ := s2.sse(sid, 0)
+			log := until(t, ch2, event.TypeReplyEnd)
+			for i, f := range log {
+				if f.seq != int64(i+1) {
+					t.Fatalf("replayed event %d has seq %d", i, f.seq)
+				}
+				if i < len(before) && f.ev.Type() != before[i].ev.Type() {
+					t.Fatalf("replayed event %d is %s, before the kill %s", i, f.ev.Type(), before[i].ev.Type())
+				}
+			}
+			started, ended := 0, map[string]block.ToolResultState{}
+			for _, f := range log {
+				switch ev := f.ev.(type) {
+				case *event.ToolResultStart:
+					started++
+				case *event.ToolResultEnd:
+					ended[ev.ToolCallID] = ev.State
+				}
+			}
+			if end := log[len(log)-1].ev.(*event.ReplyEnd); end.FinishedReason != event.ReplyInterrupted {
+				t.Fatalf("reply ended %s", end.FinishedReason)
+			}
+			if started != 1 || len(ended) != len(calls) {
+				t.Fatalf("%d tool runs started, results ended %v", started, ended)
+			}
+			for id := range calls {
+				if ended[id] != block.ResultInterrupted {
+					t.Fatalf("TOOL_RESULT_END of %s: %q", id, ended[id])
+				}
+			}
+
+			// The session goes on.
+			if !tc.atOnce {
+				postChat(t, s2, sid, next)
+			}
+			after := until(t, ch2, event.TypeReplyEnd)
+			if end := after[len(after)-1].ev.(*event.ReplyEnd); end.FinishedReason != event.ReplyCompleted {
+				t.Fatalf("next reply ended %s", end.FinishedReason)
+			}
+			if msgs := transcript(t, s2, sid); len(msgs) != 4 || msgs[3].FinishedReason != event.ReplyCompleted {
+				t.Fatalf("transcript after the next chat: %d messages", len(msgs))
+			}
+		})
 	}
-	if results != 1 {
-		t.Fatalf("the tool ran %d times", results)
+}
+
+func createSession(t *testing.T, s *served) string {
+	t.Helper()
+	code, body := s.call("POST", "/sessions/", `{"agent_id":"demo"}`)
+	if code != 201 {
+		t.Fatalf("create: %d %s", code, body)
 	}
+	var created struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal([]byte(body), &created); err != nil {
+		t.Fatal(err)
+	}
+	return created.SessionID
+}
+
+func postChat(t *testing.T, s *served, sid, text string) {
+	t.Helper()
+	in, _ := json.Marshal(message.UserText("newcomer", text))
+	if code, body := s.call("POST", "/chat/", fmt.Sprintf(`{"agent_id":"demo","session_id":%q,"input":%s}`, sid, in)); code != 200 {
+		t.Fatalf("chat: %d %s", code, body)
+	}
+}
+
+func transcript(t *testing.T, s *served, sid string) []*message.Msg {
+	t.Helper()
+	code, body := s.call("GET", "/sessions/"+sid+"/messages", "")
+	var page struct{ Messages []*message.Msg }
+	if err := json.Unmarshal([]byte(body), &page); code != 200 || err != nil {
+		t.Fatalf("messages: %d %v %s", code, err, body)
+	}
+	return page.Messages
 }
 
 // Off loopback, serve refuses to start without a token.

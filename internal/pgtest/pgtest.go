@@ -24,10 +24,12 @@ const EnvURL = "AGENTSCOPE_TEST_POSTGRES_URL"
 // it. Call it from TestMain. It exits with status 1, failing the package,
 // when no server can be started.
 func Main(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(Run(m))
 }
 
-func run(m *testing.M) int {
+// Run is Main without the exit, for a TestMain with cleanup of its own: it
+// returns the exit status.
+func Run(m *testing.M) int {
 	if os.Getenv(EnvURL) != "" {
 		return m.Run()
 	}

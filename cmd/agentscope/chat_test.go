@@ -119,8 +119,14 @@ func (s *apiServer) messages(sid string) []string {
 // waitFor polls b until it contains s.
 func waitFor(t *testing.T, b *syncBuffer, s string) {
 	t.Helper()
+	waitForN(t, b, s, 1)
+}
+
+// waitForN polls b until it contains s n times.
+func waitForN(t *testing.T, b *syncBuffer, s string, n int) {
+	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(b.String(), s) {
+	for strings.Count(b.String(), s) < n {
 		if time.Now().After(deadline) {
 			t.Fatalf("no %q in the output:\n%s", s, b.String())
 		}
@@ -386,8 +392,8 @@ func TestRendererResetsDimWhenThinkingIsCut(t *testing.T) {
 
 // TestChatInPseudoTerminal runs the binary in a pseudo-terminal (util-linux
 // script): thinking is dimmed, a confirmation is answered y, and a Ctrl+C
-// typed on the terminal interrupts the reply, after which the session
-// still answers.
+// typed on the terminal interrupts the reply, streaming and then while a
+// tool runs, after which the session still answers.
 func TestChatInPseudoTerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -427,6 +433,23 @@ func TestChatInPseudoTerminal(t *testing.T) {
 	if strings.Contains(out.String(), "You said:") {
 		t.Errorf("the interrupted reply ran to its end:\n%s", out.String())
 	}
+
+	// Ctrl+C while a tool runs: the call is answered as interrupted.
+	io.WriteString(inW, "wait 30 seconds\n")
+	waitFor(t, &out, `→ wait {"seconds":30}`)
+	time.Sleep(300 * time.Millisecond) // the tool is running
+	start := time.Now()
+	io.WriteString(inW, "\x03")
+	waitForN(t, &out, "[reply interrupted]", 2)
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("the interrupt took %v: the tool was not cancelled", d)
+	}
+	if !strings.Contains(out.String(), "[interrupted]") || strings.Contains(out.String(), "waited 30 seconds") {
+		t.Errorf("the wait tool's call is not answered as interrupted:\n%s", out.String())
+	}
+	time.Sleep(quitWindow)
+	io.WriteString(inW, "calculate 12*(3+4)\n")
+	waitFor(t, &out, "The calculate tool says:")
 	inW.Close()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -24,7 +24,7 @@ import (
 
 func init() {
 	register("chat", command{
-		Summary: "chat in the terminal with an agent of `agentscope serve`",
+		Summary: "chat in the terminal with an agent of agentscope serve (its HTTP + SSE client)",
 		Usage:   "--server URL [--token TOKEN] [--user ID] [--session ID] [--agent ID]",
 		Run:     runChat,
 	})
@@ -48,8 +48,8 @@ func runChat(ctx context.Context, inv *invocation) int {
 	fs := inv.Flags(commands[inv.Name])
 	var cfg chatConfig
 	fs.StringVar(&cfg.Server, "server", os.Getenv("AGENTSCOPE_SERVER"), "the server's base `URL`, e.g. http://127.0.0.1:8080 (default $AGENTSCOPE_SERVER)")
-	fs.StringVar(&cfg.Token, "token", os.Getenv("AGENTSCOPE_TOKEN"), "bearer `token` (default $AGENTSCOPE_TOKEN)")
-	fs.StringVar(&cfg.User, "user", defaultUser(), "the X-User-ID to chat as (default $USER)")
+	fs.StringVar(&cfg.Token, "token", os.Getenv("AGENTSCOPE_TOKEN"), "the server's bearer `TOKEN` (default $AGENTSCOPE_TOKEN)")
+	fs.StringVar(&cfg.User, "user", defaultUser(), "the user `ID` sent as X-User-ID (default: $USER)")
 	fs.StringVar(&cfg.Session, "session", "", "continue the session with this `ID` instead of creating one")
 	fs.StringVar(&cfg.Agent, "agent", demoAgentID, "the agent `ID` of a new session")
 	if code, done := parseFlags(fs, inv); done {
@@ -64,7 +64,7 @@ func runChat(ctx context.Context, inv *invocation) int {
 		return exitUsage
 	}
 	if cfg.User == "" {
-		inv.Errorf("--user ID is required ($USER is empty)")
+		inv.Errorf("--user ID must not be empty")
 		return exitUsage
 	}
 	cfg.Stdin, cfg.Stdout, cfg.Stderr = inv.Stdin, inv.Stdout, inv.Stderr

@@ -32,10 +32,11 @@ type apiServer struct {
 	url string
 }
 
-func startAPIServer(t *testing.T) *apiServer { return startAPIServerWith(t, nil) }
+func startAPIServer(t *testing.T) *apiServer { return startAPIServerWith(t, "", nil) }
 
-// startAPIServerWith serves the API through wrap, if not nil.
-func startAPIServerWith(t *testing.T, wrap func(http.Handler) http.Handler) *apiServer {
+// startAPIServerWith serves the API behind token (if not empty) and
+// through wrap (if not nil).
+func startAPIServerWith(t *testing.T, token string, wrap func(http.Handler) http.Handler) *apiServer {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "chat.db")})
@@ -47,7 +48,7 @@ func startAPIServerWith(t *testing.T, wrap func(http.Handler) http.Handler) *api
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Store: store, Agents: []server.Agent{spec}, Logger: logger})
+	srv, err := server.New(server.Config{Store: store, Agents: []server.Agent{spec}, Token: token, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +496,7 @@ func TestChatReconnectsWithLastEventID(t *testing.T) {
 	var cut atomic.Bool
 	var mu sync.Mutex
 	var cursors []string // Last-Event-ID of each stream request
-	s := startAPIServerWith(t, func(h http.Handler) http.Handler {
+	s := startAPIServerWith(t, "", func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if strings.HasSuffix(r.URL.Path, "/stream") {
 				mu.Lock()
@@ -557,5 +558,19 @@ func TestChatRefusals(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, errb.String(), tc.code, tc.want)
 			}
 		})
+	}
+}
+
+func TestChatToken(t *testing.T) {
+	s := startAPIServerWith(t, "s3cret", nil)
+	var out, errb syncBuffer
+	code := run(context.Background(), []string{"chat", "--server", s.url, "--user", "tester", "--token", "wrong"},
+		strings.NewReader("hello\n"), &out, &errb)
+	if code != exitFailure || !strings.Contains(errb.String(), "HTTP 401") {
+		t.Errorf("wrong token: exit %d, stderr %q; want 1 and HTTP 401", code, errb.String())
+	}
+	_, got, _ := runChatCmd(t, s, "hello there\n", "--token", "s3cret")
+	if !strings.Contains(got, `You said: "hello there"`) {
+		t.Errorf("no reply with the token:\n%s", got)
 	}
 }

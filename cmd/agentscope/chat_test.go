@@ -401,7 +401,7 @@ func TestChatInPseudoTerminal(t *testing.T) {
 	}
 	scriptBin, err := exec.LookPath("script")
 	if err != nil {
-		t.Skip("no script(1) to make a pseudo-terminal")
+		t.Fatalf("script(1), which makes the pseudo-terminal, is missing (Debian's bsdutils): %v", err)
 	}
 	s := startAPIServer(t)
 	bin := buildBinary(t)

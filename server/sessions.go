@@ -244,20 +244,9 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, user stri
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	run := s.runs[k]
-	s.mu.Unlock()
-	if run != nil && run.closing.Load() {
-		// The run has stored everything (a parked reply's
-		// REQUIRE_USER_CONFIRM may already be out) and is only logging its
-		// last events: cancelling it would interrupt nothing. Once it is
-		// gone, the stored state says what to interrupt.
-		select {
-		case <-run.done:
-		case <-r.Context().Done():
-			return
-		}
-		run = nil
+	run, ok := s.cancellableRun(r.Context(), k)
+	if !ok {
+		return
 	}
 	if run != nil {
 		if run.cancel != nil {
@@ -382,20 +371,9 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request, user string) 
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	run := s.runs[k]
-	s.mu.Unlock()
-	if run != nil && run.closing.Load() {
-		// The run has stored everything (a parked reply's
-		// REQUIRE_USER_CONFIRM may already be out) and is only logging its
-		// last events: cancelling it would interrupt nothing. Once it is
-		// gone, the stored state says what to interrupt.
-		select {
-		case <-run.done:
-		case <-r.Context().Done():
-			return
-		}
-		run = nil
+	run, ok := s.cancellableRun(r.Context(), k)
+	if !ok {
+		return
 	}
 	if run != nil {
 		if run.cancel != nil {
@@ -416,4 +394,24 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request, user string) 
 		}
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"session_id": k.SessionID})
+}
+
+// cancellableRun returns the session's run if cancelling it can still
+// interrupt something, else nil. A run that has stored everything (a parked
+// reply's REQUIRE_USER_CONFIRM may already be out) and is only logging its
+// last events would interrupt nothing: it is waited for, and then the
+// stored state says what to interrupt. ok is false when ctx ended first.
+func (s *Server) cancellableRun(ctx context.Context, k session.Key) (_ *run, ok bool) {
+	s.mu.Lock()
+	rn := s.runs[k]
+	s.mu.Unlock()
+	if rn != nil && rn.closing.Load() {
+		select {
+		case <-rn.done:
+		case <-ctx.Done():
+			return nil, false
+		}
+		return nil, true
+	}
+	return rn, true
 }

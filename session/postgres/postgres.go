@@ -442,13 +442,7 @@ func (s *Store) ListMessages(ctx context.Context, k session.Key, q session.Messa
 	if err := rows.Err(); err != nil {
 		return session.MessagePage{}, fail(ctx, err)
 	}
-	if len(page.Messages) > q.Limit {
-		page.Messages, page.HasMore = page.Messages[:q.Limit], true
-	}
-	for i, j := 0, len(page.Messages)-1; i < j; i, j = i+1, j-1 {
-		page.Messages[i], page.Messages[j] = page.Messages[j], page.Messages[i]
-	}
-	return page, nil
+	return check.Page(page.Messages, q.Limit), nil
 }
 
 func (s *Store) AppendEvents(ctx context.Context, k session.Key, events []json.RawMessage) (int64, error) {

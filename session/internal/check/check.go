@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/agentscope-go/agentscope/session"
@@ -126,4 +127,15 @@ func Clock(now func() time.Time) func() time.Time {
 		return time.Now
 	}
 	return now
+}
+
+// Page turns up to limit+1 messages read newest first into a page of at
+// most limit, oldest first, with HasMore set when the extra one was there.
+func Page(newestFirst []session.Message, limit int) session.MessagePage {
+	page := session.MessagePage{Messages: newestFirst}
+	if len(page.Messages) > limit {
+		page.Messages, page.HasMore = page.Messages[:limit], true
+	}
+	slices.Reverse(page.Messages)
+	return page
 }

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/agentscope-go/agentscope/agent/internal/coop"
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
@@ -166,6 +168,12 @@ func (r *run) errorResult(out *sink, c *block.ToolCall, msg string, st block.Too
 	}
 	res := &block.ToolResult{ID: c.ID, Name: c.Name, Output: block.PlainBody(msg), State: st}
 	block.Fill(res, a.src)
+	if r.tr != nil {
+		// A call that never ran (unknown tool, invalid input, denied)
+		// still gets its span, ended at once with its result.
+		_, span := r.startToolSpan(r.ctx, c)
+		r.endToolSpan(span, res)
+	}
 	a.st.AppendContext(a.src, a.name, res)
 	if err := c.Transition(block.CallFinished); err != nil {
 		return err
@@ -278,6 +286,13 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 	if t.Flags().StateInjected {
 		ctx = tool.WithState(ctx, a.st)
 	}
+	// traced is the call's result once it has one, for its span.
+	var traced *block.ToolResult
+	if r.tr != nil {
+		var span trace.Span
+		ctx, span = r.startToolSpan(ctx, c)
+		defer func() { r.endToolSpan(span, traced) }()
+	}
 	// closed: the batch was closed while the worker waited for its tool;
 	// the worker must not emit any more.
 	closed := false
@@ -343,6 +358,7 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 	}
 	res := resp.Result(c.Name)
 	block.Fill(res, a.src)
+	traced = res
 	a.st.AppendContext(a.src, a.name, res)
 	if err := c.Transition(block.CallFinished); err != nil {
 		return callDone, err

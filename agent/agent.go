@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
@@ -42,6 +44,10 @@ type Agent struct {
 	runner     tool.Runner
 	preempt    time.Duration
 	now        func() time.Time
+	// tracer is Config.TracerProvider's (nil: the global's, see
+	// replyTracer).
+	tracer       trace.Tracer
+	traceContent bool
 
 	// mu guards busy, so that State can copy the state while no reply can
 	// start.
@@ -117,6 +123,10 @@ func New(cfg Config) (*Agent, error) {
 		mws: sortMiddlewares(c.Middleware), src: c.Stamp, defaultSrc: c.Stamp == stamp.Default,
 		log: c.Logger, preempt: c.Preemption, now: c.Now,
 		runner: tool.Runner{Middlewares: c.ToolMiddleware, Stamp: c.Stamp, Grace: c.ToolGrace, Logger: c.Logger},
+		traceContent: c.TraceContent,
+	}
+	if c.TracerProvider != nil {
+		a.tracer = c.TracerProvider.Tracer(TracerScope)
 	}
 	return a, nil
 }
@@ -326,6 +336,11 @@ func (a *Agent) start(ctx context.Context, in ReplyInput, inErr error, opts []Re
 		defer a.release()
 		a.endSeen = false
 		in.StructuredSchema = ro.schema
+		ctx, tr, span := a.startReplySpan(ctx, in)
+		var replyErr error
+		if span != nil {
+			defer func() { endReplySpan(span, res, replyErr) }()
+		}
 		if a.mws.any() {
 			// For the hooks only (see ReplyState): without middleware the
 			// reply costs no context value.
@@ -333,12 +348,13 @@ func (a *Agent) start(ctx context.Context, in ReplyInput, inErr error, opts []Re
 		}
 		h := a.replyChain(func(ctx context.Context, in ReplyInput) iter.Seq2[Item, error] {
 			return func(y func(Item, error) bool) {
-				r := &run{a: a, ctx: ctx, yield: y, res: res}
+				r := &run{a: a, ctx: ctx, yield: y, res: res, tr: tr}
 				r.reply(in)
 			}
 		})
 		for it, err := range h(ctx, in) {
 			if err != nil {
+				replyErr = err
 				yield(nil, err)
 				return
 			}

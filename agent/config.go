@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/stamp"
@@ -86,6 +88,17 @@ type Config struct {
 	Preemption time.Duration
 	// Now is the clock of the runtime-state injection (nil: time.Now).
 	Now func() time.Time
+
+	// TracerProvider makes the OpenTelemetry spans of each reply
+	// (invoke_agent), model call attempt (chat) and tool call
+	// (execute_tool), with the GenAI semantic conventions' attributes
+	// (nil: otel.GetTracerProvider() at each reply; while no global
+	// provider has been set, the reply starts no span at all).
+	TracerProvider trace.TracerProvider
+	// TraceContent records message content on the spans: the model's
+	// input and output messages, tool arguments and results. Off by
+	// default: they may hold what should not leave the process.
+	TraceContent bool
 }
 
 // DefaultInterruptionMessage is the text of the message that ends an

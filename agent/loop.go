@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/internal/ojson"
@@ -37,6 +39,8 @@ type run struct {
 	out     sink
 	res     *Result
 	replyID string
+	// tr traces the reply (nil: untraced).
+	tr trace.Tracer
 
 	textDeltas  slab[event.TextBlockDelta]
 	thinkDeltas slab[event.ThinkingBlockDelta]

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
@@ -102,6 +104,9 @@ func (r *run) reason(ctx context.Context, in ReasoningInput, out *sink) error {
 	attempts := 0
 	var last model.ChatModel
 	succeeded := false
+	// chat is the span of the attempt in progress (nil: untraced); the
+	// last attempt's stays open until its usage is known.
+	var chat trace.Span
 calls:
 	for _, m := range models {
 		for try := 0; try <= a.modelC.MaxRetries; try++ {
@@ -112,9 +117,11 @@ calls:
 				started, failed bool
 				broke           error
 			}
+			callCtx := ctx
+			callCtx, chat = r.startChatSpan(callCtx, m, req, attempts)
 			stream := a.modelCallChain(func(ctx context.Context, in ModelCallInput) iter.Seq2[model.Chunk, error] {
 				return in.Model.Stream(ctx, in.Request)
-			})(ctx, ModelCallInput{Model: m, Request: req})
+			})(callCtx, ModelCallInput{Model: m, Request: req})
 			for chunk, err := range stream {
 				if err != nil {
 					switch {
@@ -143,12 +150,15 @@ calls:
 				}
 			}
 			if at.broke != nil {
+				failChatSpan(chat, at.broke)
 				return at.broke
 			}
 			if !at.failed {
 				succeeded = true
 				break calls
 			}
+			failChatSpan(chat, callErr)
+			chat = nil
 		}
 	}
 	if !interrupted && !succeeded {
@@ -156,6 +166,7 @@ calls:
 		return &ModelCallError{Model: last.Name(), Attempts: attempts, Err: callErr}
 	}
 	if err := r.closeOpen(&open, out); err != nil {
+		r.endChatSpan(chat, nil, nil, true)
 		return err
 	}
 	end := &event.ModelCallEnd{ReplyID: r.replyID, FinishedReason: event.ModelCompleted}
@@ -168,6 +179,7 @@ calls:
 		end.CacheInputTokens, end.CacheCreationInputTokens = usage.CacheInputTokens, usage.CacheCreationInputTokens
 	}
 	content := acc.Content()
+	r.endChatSpan(chat, content, usage, interrupted)
 	r.saveResponse(content, usage)
 	if err := out.emit(end); err != nil {
 		return err

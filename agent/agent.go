@@ -122,7 +122,7 @@ func New(cfg Config) (*Agent, error) {
 		},
 		mws: sortMiddlewares(c.Middleware), src: c.Stamp, defaultSrc: c.Stamp == stamp.Default,
 		log: c.Logger, preempt: c.Preemption, now: c.Now,
-		runner: tool.Runner{Middlewares: c.ToolMiddleware, Stamp: c.Stamp, Grace: c.ToolGrace, Logger: c.Logger},
+		runner:       tool.Runner{Middlewares: c.ToolMiddleware, Stamp: c.Stamp, Grace: c.ToolGrace, Logger: c.Logger},
 		traceContent: c.TraceContent,
 	}
 	if c.TracerProvider != nil {

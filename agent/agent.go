@@ -337,9 +337,8 @@ func (a *Agent) start(ctx context.Context, in ReplyInput, inErr error, opts []Re
 		a.endSeen = false
 		in.StructuredSchema = ro.schema
 		ctx, tr, span := a.startReplySpan(ctx, in)
-		var replyErr error
 		if span != nil {
-			defer func() { endReplySpan(span, res, replyErr) }()
+			defer endReplySpan(span, res)
 		}
 		if a.mws.any() {
 			// For the hooks only (see ReplyState): without middleware the
@@ -354,7 +353,11 @@ func (a *Agent) start(ctx context.Context, in ReplyInput, inErr error, opts []Re
 		})
 		for it, err := range h(ctx, in) {
 			if err != nil {
-				replyErr = err
+				// Only read here: a variable the range body writes costs
+				// an allocation per reply.
+				if span != nil {
+					failSpan(span, err)
+				}
 				yield(nil, err)
 				return
 			}

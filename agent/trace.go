@@ -106,7 +106,7 @@ func (a *Agent) startReplySpan(ctx context.Context, in ReplyInput) (context.Cont
 // endReplySpan closes the reply span with how the reply ended. A parked
 // reply's span ends here too: its resume is a new span with the same
 // agentscope.reply.id.
-func endReplySpan(span trace.Span, res *Result, err error) {
+func endReplySpan(span trace.Span, res *Result) {
 	if span == nil {
 		return
 	}
@@ -126,15 +126,15 @@ func endReplySpan(span trace.Span, res *Result, err error) {
 			}
 			span.SetAttributes(attrReplyParked.Bool(true), attrPending.StringSlice(ids))
 		}
-		if err != nil {
-			failSpan(span, err)
-		}
 	}
 	span.End()
 }
 
 // failSpan marks span as failed by err.
 func failSpan(span trace.Span, err error) {
+	if !span.IsRecording() {
+		return
+	}
 	span.SetAttributes(attrErrorType.String(errorType(err)))
 	span.SetStatus(codes.Error, err.Error())
 }

@@ -100,6 +100,16 @@ func runRun(ctx context.Context, inv *invocation) int {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: level}))
+	stopTracing, err := startTracing(ctx, logger)
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+	defer func() {
+		if err := stopTracing(); err != nil {
+			inv.Errorf("%v", err)
+		}
+	}()
 	popts := []provider.Option{
 		provider.WithLogger(logger),
 		provider.WithTimeouts(model.Timeouts{FirstByte: *timeout, Idle: *timeout}),

@@ -79,6 +79,18 @@ func runServe(ctx context.Context, inv *invocation) int {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: level}))
+	stopTracing, err := startTracing(ctx, logger)
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+	// Deferred first, so it runs last: the spans of the replies that
+	// Shutdown interrupts are flushed too.
+	defer func() {
+		if err := stopTracing(); err != nil {
+			inv.Errorf("%v", err)
+		}
+	}()
 
 	clients, closeMCP, err := connectMCP(ctx, mcpSpecs, logger)
 	if err != nil {

@@ -24,6 +24,7 @@ func (s *Server) routes() {
 	}
 	s.mux.HandleFunc("GET /health", s.health)
 	s.mux.HandleFunc("GET /health/{$}", s.health)
+	s.mux.HandleFunc("GET /metrics", s.metricsHandler)
 	both("GET", "/agent", s.listAgents)
 	both("POST", "/sessions", s.createSession)
 	both("GET", "/sessions", s.listSessions)
@@ -60,13 +61,8 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 // the user id.
 func (s *Server) authed(h func(http.ResponseWriter, *http.Request, string)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if s.cfg.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
-				w.Header().Set("WWW-Authenticate", "Bearer")
-				writeDetail(w, http.StatusUnauthorized, "Not authenticated")
-				return
-			}
+		if !s.tokenOK(w, r) {
+			return
 		}
 		vals, present := r.Header["X-User-Id"]
 		if !present {
@@ -81,6 +77,21 @@ func (s *Server) authed(h func(http.ResponseWriter, *http.Request, string)) http
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 		h(w, r, user)
 	}
+}
+
+// tokenOK checks the bearer token, if the server has one; a request
+// without it is answered 401.
+func (s *Server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
+	if s.cfg.Token == "" {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		writeDetail(w, http.StatusUnauthorized, "Not authenticated")
+		return false
+	}
+	return true
 }
 
 // writeJSON writes v as compact JSON without HTML escaping.

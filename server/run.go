@@ -47,6 +47,7 @@ type run struct {
 	// reply is the fold of the reply's events: the transcript's message,
 	// as the reference's service keeps it.
 	reply *message.Msg
+	meter runMeter
 }
 
 // startError is a run that could not start, with its HTTP answer.
@@ -207,6 +208,9 @@ func (r *run) exec() {
 		held := w.close()
 		if !first {
 			r.persist(bg, ag)
+			// Counted before the last events go out: whoever sees them
+			// sees the run counted.
+			s.metrics.runEnded(r.key, &r.meter)
 		}
 		s.completeInput(r.key, r.inputID)
 		r.cancel()
@@ -300,6 +304,7 @@ func (r *run) out(w *writer, ev event.Event) {
 			r.s.log.Debug("server: fold", "session", r.key.SessionID, "type", ev.Type(), "err", err)
 		}
 	}
+	r.meter.observe(r.s.metrics, ev)
 	w.emit(ev)
 }
 

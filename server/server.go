@@ -78,13 +78,14 @@ var ErrConfig = errors.New("server: invalid configuration")
 // Server is the HTTP API over one store. Serve it as an http.Handler; end
 // it with Shutdown or Close.
 type Server struct {
-	cfg    Config
-	store  session.Store
-	agents map[string]*Agent
-	order  []*Agent
-	log    *slog.Logger
-	mux    *http.ServeMux
-	hub    *hub
+	cfg     Config
+	store   session.Store
+	agents  map[string]*Agent
+	order   []*Agent
+	log     *slog.Logger
+	mux     *http.ServeMux
+	hub     *hub
+	metrics *metrics
 
 	// base is the parent context of every run; cancelling it interrupts
 	// them all.
@@ -151,6 +152,7 @@ func New(cfg Config) (*Server, error) {
 		s.log = slog.Default()
 	}
 	s.hub = newHub(s.cfg.SubscriberBuffer)
+	s.metrics = newMetrics()
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.routes()
 	s.rescueAll(s.base)

@@ -268,6 +268,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, user stri
 		return
 	}
 	s.hub.closeTopic(k)
+	s.metrics.forget(k)
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -78,13 +78,15 @@ var ErrConfig = errors.New("server: invalid configuration")
 // Server is the HTTP API over one store. Serve it as an http.Handler; end
 // it with Shutdown or Close.
 type Server struct {
-	cfg     Config
-	store   session.Store
-	agents  map[string]*Agent
-	order   []*Agent
-	log     *slog.Logger
-	mux     *http.ServeMux
-	hub     *hub
+	cfg    Config
+	store  session.Store
+	agents map[string]*Agent
+	order  []*Agent
+	log    *slog.Logger
+	mux    *http.ServeMux
+	hub    *hub
+
+	// metrics are what GET /metrics reports (metrics.go).
 	metrics *metrics
 
 	// base is the parent context of every run; cancelling it interrupts

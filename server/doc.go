@@ -60,10 +60,27 @@
 // lease epoch, which the store does not hand out again, so the leftovers
 // are closed under a lease freed and taken anew (a new epoch).
 //
+// # Metrics
+//
+// GET /metrics serves Prometheus metrics in the text exposition format:
+// agentscope_runs_total by outcome, agentscope_parked_sessions,
+// agentscope_sse_clients, agentscope_model_call_duration_seconds and
+// agentscope_model_tokens_total and agentscope_model_errors_total by
+// model, agentscope_tool_duration_seconds, agentscope_tool_results_total
+// and agentscope_tool_errors_total by tool. They are read off the events
+// each run streams (MODEL_CALL_START to MODEL_CALL_END, TOOL_RESULT_START
+// to TOOL_RESULT_END, REPLY_END, the parking events), so they need nothing
+// from the agents Agent.New builds. They count this process only: the
+// parked sessions are those whose last run here parked (a restarted
+// process starts from none). With Config.Token set, /metrics needs the
+// bearer token like the API (model and tool names and the traffic are the
+// operator's business) but no X-User-ID: a scraper is not a user.
+//
 // # Deviations from the reference
 //
 //   - GET /health needs no token and no X-User-ID, so a load balancer can
-//     probe it; it tells nothing about any session.
+//     probe it; it tells nothing about any session. GET /metrics (not in
+//     the reference) needs the token when one is set, not X-User-ID.
 //   - POST /agent/ is not served (405): agents come from Config.Agents.
 //   - POST /chat/ refuses, with a 4xx and nothing stored, what the
 //     reference accepts and then fails (service.md §1.10): an unknown or

@@ -25,7 +25,8 @@ type Config struct {
 	Agents []Agent
 
 	// Token, when set, is the bearer token every request but GET /health
-	// must carry ("Authorization: Bearer <token>"); "" requires none.
+	// must carry ("Authorization: Bearer <token>"), GET /metrics included;
+	// "" requires none.
 	Token string
 	// Owner names this process in the store's leases ("": a fresh random
 	// id). Give each replica its own.

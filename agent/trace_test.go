@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -16,8 +17,11 @@ import (
 	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/scripted"
+	"github.com/agentscope-go/agentscope/stamp"
+	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
@@ -266,5 +270,59 @@ func TestTraceDeniedTool(t *testing.T) {
 	expectAttrs(t, s, map[string]any{"error.type": "tool_denied", "agentscope.tool.result.state": "denied"})
 	if s.Status().Code != codes.Error {
 		t.Errorf("status %v", s.Status())
+	}
+}
+
+// The calls of a concurrent batch run on their own goroutines; each has
+// its span under the reply's.
+func TestTraceConcurrentBatch(t *testing.T) {
+	sr, tp := newRecorder(t)
+	a1 := makeTool(t, toolSpec{name: "one", concurrent: true})
+	a2 := makeTool(t, toolSpec{name: "two", concurrent: true})
+	turns := []scripted.Turn{toolTurn([3]string{"c1", "one", `{"input": "1"}`}, [3]string{"c2", "two", `{"input": "2"}`}), finalTurn}
+	a, _ := newAgent(t, turns, []tool.Tool{a1, a2}, tracing(tp, false))
+	mustReply(t, a, user("go"))
+	spans := sr.Ended()
+	reply := byName(t, spans, "invoke_agent Friday")
+	for _, name := range []string{"execute_tool one", "execute_tool two"} {
+		s := byName(t, spans, name)
+		if s.Parent().SpanID() != reply.SpanContext().SpanID() {
+			t.Errorf("%s is not under the reply span", name)
+		}
+		expectAttrs(t, s, map[string]any{"agentscope.tool.result.state": "success"})
+	}
+	if n := len(spans); n != 5 {
+		t.Fatalf("%d spans: %s", n, tree(spans))
+	}
+}
+
+// BenchmarkW2Traced is W2 with every span recorded (by an SDK provider
+// with no exporter): the cost of tracing when it is on.
+func BenchmarkW2Traced(b *testing.B) {
+	tp := sdktrace.NewTracerProvider()
+	defer tp.Shutdown(context.Background())
+	m := scripted.New("mock-model", []scripted.Turn{toolTurn10(), textTurn(100)})
+	tk, err := tool.NewToolkit([]tool.Tool{benchEcho(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := state.New(stamp.Default)
+	a, err := agent.New(agent.Config{
+		Name: "Friday", Model: m, SystemPrompt: "You are a helpful assistant.", Toolkit: tk, State: st,
+		RuntimeState: agent.RuntimeStateConfig{Disabled: true}, Logger: quietLog, TracerProvider: tp,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := []*message.Msg{user("go")}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Rewind()
+		st.Context = st.Context[:0]
+		for _, err := range a.Stream(context.Background(), in) {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }

@@ -11,6 +11,10 @@
 //
 // Flags may come before or after a command's arguments; "--" ends them.
 //
+// run and serve export the agents' OpenTelemetry spans with OTLP over HTTP
+// when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is
+// set (otel.go), and send nothing otherwise.
+//
 // Each subcommand lives in its own file and registers itself from an init
 // function, so adding one never touches another's file:
 //

@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/server"
 )
@@ -118,6 +120,8 @@ func TestMetrics(t *testing.T) {
 		scripted.Stream(scripted.Text("Done.").WithUsage(30, 5)),
 		// Session 2: parks.
 		scripted.Stream(scripted.ToolCall("c3", "save_note", `{"text":"eggs"}`)),
+		// Session 3: the model fails.
+		scripted.Failing(&model.Error{Type: event.ErrRateLimit, Message: "slow down"}),
 	}
 	e := newEnv(t, turns, func(c *server.Config) { c.Token = "s3cret" })
 	auth := []string{"Authorization", "Bearer s3cret"}
@@ -138,6 +142,15 @@ func TestMetrics(t *testing.T) {
 		t.Fatalf("chat %d %s", r.code, r.body)
 	}
 	st2.until(event.TypeRequireUserConfirm)
+	s3 := e.createSessionAuth(auth)
+	st3 := e.openStream(s3, "", auth...)
+	if r := e.do("POST", "/chat/", user, chatBody(s3, userMsg("fail")), auth...); r.code != 200 {
+		t.Fatalf("chat %d %s", r.code, r.body)
+	}
+	failed := st3.until(event.TypeReplyEnd)
+	if end := failed[len(failed)-1].ev.(*event.ReplyEnd); end.FinishedReason != event.ReplyError {
+		t.Fatalf("session 3 ended %+v", end)
+	}
 
 	// Behind the token, but no X-User-ID needed.
 	if r := e.do("GET", "/metrics", "-", ""); r.code != 401 {
@@ -159,8 +172,10 @@ func TestMetrics(t *testing.T) {
 	}
 	x.expect(t, `agentscope_runs_total{outcome="awaiting_confirmation"}`, 2)
 	x.expect(t, `agentscope_runs_total{outcome="completed"}`, 1)
+	x.expect(t, `agentscope_runs_total{outcome="error"}`, 1)
+	x.expect(t, `agentscope_model_errors_total{model="scripted"}`, 1)
 	x.expect(t, `agentscope_parked_sessions`, 1)
-	x.expect(t, `agentscope_sse_clients`, 2)
+	x.expect(t, `agentscope_sse_clients`, 3)
 	x.checkHistogram(t, "agentscope_model_call_duration_seconds", `model="scripted"`, 4)
 	x.expect(t, `agentscope_model_tokens_total{model="scripted",type="input"}`, 60)
 	x.expect(t, `agentscope_model_tokens_total{model="scripted",type="output"}`, 12)
@@ -173,14 +188,23 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// Deleting the parked session takes it off the gauge; closing the
-	// streams, off the clients.
+	// streams, off the clients (once the server has seen them go).
 	st1.close()
 	st2.close()
+	st3.close()
 	if r := e.do("DELETE", "/sessions/"+s2, user, "", auth...); r.code != 204 {
 		t.Fatalf("delete %d %s", r.code, r.body)
 	}
 	x = parseExposition(t, e.do("GET", "/metrics", "-", "", auth...).body)
 	x.expect(t, `agentscope_parked_sessions`, 0)
+	deadline := time.Now().Add(10 * time.Second)
+	for x.samples["agentscope_sse_clients"] != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("sse clients still %v after every stream closed", x.samples["agentscope_sse_clients"])
+		}
+		time.Sleep(5 * time.Millisecond)
+		x = parseExposition(t, e.do("GET", "/metrics", "-", "", auth...).body)
+	}
 }
 
 func chatBody(sid, input string) string {

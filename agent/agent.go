@@ -122,9 +122,9 @@ func New(cfg Config) (*Agent, error) {
 		},
 		mws: sortMiddlewares(c.Middleware), src: c.Stamp, defaultSrc: c.Stamp == stamp.Default,
 		log: c.Logger, preempt: c.Preemption, now: c.Now,
-		runner:       tool.Runner{Middlewares: c.ToolMiddleware, Stamp: c.Stamp, Grace: c.ToolGrace, Logger: c.Logger},
-		traceContent: c.TraceContent,
+		runner: tool.Runner{Middlewares: c.ToolMiddleware, Stamp: c.Stamp, Grace: c.ToolGrace, Logger: c.Logger},
 	}
+	a.traceContent = c.TraceContent
 	if c.TracerProvider != nil {
 		a.tracer = c.TracerProvider.Tracer(TracerScope)
 	}

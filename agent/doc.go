@@ -43,6 +43,18 @@
 // and permission steps as onions (the first middleware is the outermost
 // layer) and transform the system prompt as a pipeline.
 //
+// # Tracing
+//
+// A reply is an OpenTelemetry span invoke_agent, with a span chat per
+// model call attempt and execute_tool per tool call under it, named and
+// attributed after the GenAI semantic conventions (trace.go lists the
+// attributes). The agent uses only the OpenTelemetry API: the spans go to
+// Config.TracerProvider, or to the global provider; while no global
+// provider is set and none is configured, a reply starts no span. A
+// parked reply's span ends when it parks; its resume is a new span with
+// the same agentscope.reply.id. Content stays off the spans unless
+// Config.TraceContent.
+//
 // The reference is AgentScope 2.x's Agent._reply_impl; its behaviour, event
 // order and strings are reproduced exactly (see conformance/DEVIATIONS.md
 // for the few deliberate differences).

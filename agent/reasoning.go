@@ -117,8 +117,8 @@ calls:
 				started, failed bool
 				broke           error
 			}
-			callCtx := ctx
-			callCtx, chat = r.startChatSpan(callCtx, m, req, attempts)
+			var callCtx context.Context
+			callCtx, chat = r.startChatSpan(ctx, m, req, attempts)
 			stream := a.modelCallChain(func(ctx context.Context, in ModelCallInput) iter.Seq2[model.Chunk, error] {
 				return in.Model.Stream(ctx, in.Request)
 			})(callCtx, ModelCallInput{Model: m, Request: req})

@@ -1,0 +1,36 @@
+package server
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentscope-go/agentscope/event"
+)
+
+// Label values are escaped as the text format wants (backslash, quote,
+// newline), and a histogram's buckets count what is at or below them.
+func TestMetricsText(t *testing.T) {
+	m := newMetrics()
+	var rm runMeter
+	name := "we\"ird\\mo\ndel"
+	rm.observe(m, &event.ModelCallStart{ModelName: name})
+	rm.modelStart = time.Now().Add(-700 * time.Millisecond)
+	rm.observe(m, &event.ModelCallEnd{InputTokens: 5, OutputTokens: 1})
+	var b bytes.Buffer
+	m.write(&b, 0)
+	text := b.String()
+	const label = `model="we\"ird\\mo\ndel"`
+	for _, want := range []string{
+		`agentscope_model_tokens_total{` + label + `,type="input"} 5`,
+		`agentscope_model_call_duration_seconds_bucket{` + label + `,le="0.5"} 0`,
+		`agentscope_model_call_duration_seconds_bucket{` + label + `,le="1"} 1`,
+		`agentscope_model_call_duration_seconds_bucket{` + label + `,le="+Inf"} 1`,
+		`agentscope_model_call_duration_seconds_count{` + label + `} 1`,
+	} {
+		if !strings.Contains(text, want+"\n") {
+			t.Errorf("no line %s in\n%s", want, text)
+		}
+	}
+}

@@ -1,19 +1,26 @@
 package main
 
 import (
+	"cmp"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace/noop"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/agentscope-go/agentscope/event"
 )
 
 // otlpReceiver is an OTLP/HTTP trace receiver: it decodes every export
@@ -146,5 +153,62 @@ func TestTracesEndpointVariable(t *testing.T) {
 	defer rc.mu.Unlock()
 	if len(rc.paths) == 0 || rc.paths[0] != "/custom/traces" || len(rc.spans) == 0 {
 		t.Fatalf("paths %v, %d spans", rc.paths, len(rc.spans))
+	}
+}
+
+// The built binary's `serve` with the variable set: a reply parks on the
+// demo's save_note and is confirmed; /metrics counts the parked run and
+// the session while it waits; on SIGTERM the spans of both runs reach the
+// receiver: the parked reply's span, then its resume's, one reply id.
+func TestServeExportsTracesAndMetrics(t *testing.T) {
+	rc := newOTLPReceiver(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rc.URL)
+	s := startServe(t, buildBinary(t), freeAddr(t), filepath.Join(t.TempDir(), "agentscope.db"))
+	sid, ch, _ := createAndChat(t, s)
+	first := until(t, ch, event.TypeRequireUserConfirm)
+	code, metrics := s.call("GET", "/metrics", "")
+	if code != 200 {
+		t.Fatalf("/metrics %d %s", code, metrics)
+	}
+	for _, want := range []string{`agentscope_runs_total{outcome="awaiting_confirmation"} 1`, "agentscope_parked_sessions 1", "agentscope_sse_clients 1"} {
+		if !slices.Contains(strings.Split(metrics, "\n"), want) {
+			t.Errorf("/metrics has no line %q:\n%s", want, metrics)
+		}
+	}
+	if code, body := s.call("POST", "/chat/", fmt.Sprintf(`{"agent_id":"demo","session_id":%q,"input":%s}`, sid, confirmFor(t, first))); code != 200 {
+		t.Fatalf("confirm: %d %s", code, body)
+	}
+	until(t, ch, event.TypeReplyEnd)
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.exited:
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not exit on SIGTERM")
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var replies []*tracepb.Span
+	tools := 0
+	for _, sp := range rc.spans {
+		switch sp.Name {
+		case "invoke_agent assistant":
+			replies = append(replies, sp)
+		case "execute_tool save_note":
+			tools++
+		}
+	}
+	if len(replies) != 2 || tools != 1 {
+		t.Fatalf("%d reply spans, %d save_note spans among %d", len(replies), tools, len(rc.spans))
+	}
+	slices.SortFunc(replies, func(a, b *tracepb.Span) int { return cmp.Compare(a.StartTimeUnixNano, b.StartTimeUnixNano) })
+	parked, resumed := replies[0], replies[1]
+	if spanAttr(parked, "agentscope.reply.outcome") != "awaiting_confirmation" || spanAttr(resumed, "agentscope.reply.outcome") != "completed" {
+		t.Fatalf("outcomes %q then %q", spanAttr(parked, "agentscope.reply.outcome"), spanAttr(resumed, "agentscope.reply.outcome"))
+	}
+	if id := spanAttr(parked, "agentscope.reply.id"); id == "" || id != spanAttr(resumed, "agentscope.reply.id") {
+		t.Fatalf("reply ids %q and %q", id, spanAttr(resumed, "agentscope.reply.id"))
+	}
+	if spanAttr(parked, "gen_ai.conversation.id") != sid {
+		t.Errorf("conversation id %q, want the session %s", spanAttr(parked, "gen_ai.conversation.id"), sid)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -19,8 +20,11 @@ import (
 const flushTimeout = 5 * time.Second
 
 // tracingWanted reports whether the standard OTLP variables ask for trace
-// export.
+// export (and OTEL_SDK_DISABLED does not forbid it).
 func tracingWanted() bool {
+	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") {
+		return false
+	}
 	return os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
 }
 

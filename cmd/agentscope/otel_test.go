@@ -212,3 +212,25 @@ func TestServeExportsTracesAndMetrics(t *testing.T) {
 		t.Errorf("conversation id %q, want the session %s", spanAttr(parked, "gen_ai.conversation.id"), sid)
 	}
 }
+
+func TestTracingWanted(t *testing.T) {
+	cases := []struct {
+		endpoint, traces, disabled string
+		want                       bool
+	}{
+		{"", "", "", false},
+		{"http://127.0.0.1:4318", "", "", true},
+		{"", "http://127.0.0.1:4318/v1/traces", "", true},
+		{"http://127.0.0.1:4318", "", "true", false},
+		{"http://127.0.0.1:4318", "", "TRUE", false},
+		{"http://127.0.0.1:4318", "", "false", true},
+	}
+	for _, c := range cases {
+		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", c.endpoint)
+		t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", c.traces)
+		t.Setenv("OTEL_SDK_DISABLED", c.disabled)
+		if got := tracingWanted(); got != c.want {
+			t.Errorf("endpoint %q, traces %q, disabled %q: %v, want %v", c.endpoint, c.traces, c.disabled, got, c.want)
+		}
+	}
+}

@@ -81,13 +81,13 @@ func observe(m map[string]*histogram, key string, bounds []float64, d time.Durat
 type runMeter struct {
 	model      string // the model call in progress ("": none)
 	modelStart time.Time
-	tools      map[string]toolStart // running tool calls by call id
-	outcome    string               // "" until the run says how it ended
+	tools      []toolStart // running tool calls (a batch's few)
+	outcome    string      // "" until the run says how it ended
 }
 
 type toolStart struct {
-	name  string
-	start time.Time
+	id, name string
+	start    time.Time
 }
 
 // observe takes one event of the run.
@@ -107,18 +107,16 @@ func (rm *runMeter) observe(m *metrics, ev event.Event) {
 		m.mu.Unlock()
 		rm.model = ""
 	case *event.ToolResultStart:
-		if rm.tools == nil {
-			rm.tools = map[string]toolStart{}
-		}
-		rm.tools[e.ToolCallID] = toolStart{e.ToolCallName, time.Now()}
+		rm.tools = append(rm.tools, toolStart{e.ToolCallID, e.ToolCallName, time.Now()})
 	case *event.ToolResultEnd:
-		ts, ok := rm.tools[e.ToolCallID]
-		if !ok {
+		i := slices.IndexFunc(rm.tools, func(ts toolStart) bool { return ts.id == e.ToolCallID })
+		if i < 0 {
 			// Started in an earlier run (an external tool's result): its
 			// latency is the host's, not the tool's.
 			return
 		}
-		delete(rm.tools, e.ToolCallID)
+		ts := rm.tools[i]
+		rm.tools = slices.Delete(rm.tools, i, i+1)
 		state := e.State
 		if state == "" {
 			state = block.ResultSuccess

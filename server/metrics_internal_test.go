@@ -34,3 +34,24 @@ func TestMetricsText(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRunMeter is what the metrics add to each event a run streams:
+// one model call of 100 text deltas and one tool call (106 events).
+func BenchmarkRunMeter(b *testing.B) {
+	m := newMetrics()
+	evs := []event.Event{&event.ModelCallStart{ModelName: "m"}}
+	for range 100 {
+		evs = append(evs, &event.TextBlockDelta{Delta: "tok "})
+	}
+	evs = append(evs, &event.ModelCallEnd{InputTokens: 10, OutputTokens: 100},
+		&event.ToolResultStart{ToolCallID: "c1", ToolCallName: "t"}, &event.ToolResultTextDelta{ToolCallID: "c1", Delta: "x"},
+		&event.ToolResultEnd{ToolCallID: "c1"}, &event.ReplyEnd{})
+	b.ReportAllocs()
+	for b.Loop() {
+		var rm runMeter
+		for _, ev := range evs {
+			rm.observe(m, ev)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(evs)), "ns/event")
+}

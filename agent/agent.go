@@ -34,6 +34,7 @@ type Agent struct {
 	react   reactConfig
 	modelC  modelConfig
 	inject  injection
+	ctxCfg  ContextConfig
 	mws     middlewares
 	src     stamp.Source
 	// defaultSrc: src is stamp.Default, whose id and time come as a pair.
@@ -78,6 +79,7 @@ type injection struct {
 	TaskToolNames      []string
 	ExtraFields        []Field
 	EmitHintEvent      bool
+	ContextBufferRatio float64
 }
 
 // New builds an agent from cfg (see Config for the defaults). A Config
@@ -113,7 +115,9 @@ func New(cfg Config) (*Agent, error) {
 			InjectRuntimeState: !rs.Disabled, Timezone: rs.Timezone, TimeFormat: rs.TimeFormat,
 			TimeInterval: rs.TimeInterval.Hours(), Template: rs.Template, Source: rs.Source,
 			TaskToolNames: rs.TaskToolNames, ExtraFields: rs.ExtraFields, EmitHintEvent: !rs.NoHintEvent,
+			ContextBufferRatio: rs.ContextBufferRatio,
 		},
+		ctxCfg: c.Context,
 		mws: sortMiddlewares(c.Middleware), src: c.Stamp, defaultSrc: c.Stamp == stamp.Default,
 		log: c.Logger, preempt: c.Preemption, now: c.Now,
 		runner: tool.Runner{Middlewares: c.ToolMiddleware, Stamp: c.Stamp, Grace: c.ToolGrace, Logger: c.Logger},

@@ -118,7 +118,7 @@ func New(cfg Config) (*Agent, error) {
 			ContextBufferRatio: rs.ContextBufferRatio,
 		},
 		ctxCfg: c.Context,
-		mws: sortMiddlewares(c.Middleware), src: c.Stamp, defaultSrc: c.Stamp == stamp.Default,
+		mws:    sortMiddlewares(c.Middleware), src: c.Stamp, defaultSrc: c.Stamp == stamp.Default,
 		log: c.Logger, preempt: c.Preemption, now: c.Now,
 		runner: tool.Runner{Middlewares: c.ToolMiddleware, Stamp: c.Stamp, Grace: c.ToolGrace, Logger: c.Logger},
 	}

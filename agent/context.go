@@ -236,11 +236,10 @@ func (c ContextConfig) withDefaults(m model.ChatModel) (ContextConfig, error) {
 	if c.ToolResultLimit == 0 {
 		c.ToolResultLimit = DefaultToolResultLimit
 	}
-	switch {
-	case c.MaxImages == 0:
+	if c.MaxImages == 0 {
+		// A negative value stays: filling the defaults again (a
+		// compression middleware's config) must not turn it into 5.
 		c.MaxImages = DefaultMaxImages
-	case c.MaxImages < 0:
-		c.MaxImages = 0
 	}
 	if c.CompressionPrompt == "" {
 		c.CompressionPrompt = DefaultCompressionPrompt

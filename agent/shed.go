@@ -58,11 +58,11 @@ func (r *run) limitImages(ctx context.Context, cfg *ContextConfig) error {
 			}
 		}
 	}
-	excess := len(images) - cfg.MaxImages
+	excess := len(images) - max(cfg.MaxImages, 0)
 	if excess <= 0 {
 		return nil
 	}
-	a.log.Info(fmt.Sprintf("[AGENT %s]: The number of images in context (%d) exceeds the limit (%d), removing the oldest %d image(s).", a.name, len(images), cfg.MaxImages, excess))
+	a.log.Info(fmt.Sprintf("[AGENT %s]: The number of images in context (%d) exceeds the limit (%d), removing the oldest %d image(s).", a.name, len(images), max(cfg.MaxImages, 0), excess))
 	repl := make([]block.Block, excess)
 	for i, im := range images[:excess] {
 		url := ""

@@ -53,6 +53,8 @@ type Agent struct {
 	endSeen bool
 	soMu    sync.Mutex // guards the structured output written by its tool
 	msgBuf  []*message.Msg
+	// countBuf is the token count's message list, reused.
+	countBuf []*message.Msg
 }
 
 // reactConfig, modelConfig and injection are Config's fields as the loop

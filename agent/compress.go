@@ -66,9 +66,12 @@ func (r *run) inputTokens(ctx context.Context, cfg *ContextConfig) (int, []*mess
 		return 0, nil, nil, err
 	}
 	tools := r.a.toolkit.Schemas(st.Tools.ActivatedGroups)
-	msgs := make([]*message.Msg, 0, len(head)+len(st.Context))
-	msgs = append(append(msgs, head...), st.Context...)
+	// The list is the agent's buffer, as the model input's is: counting
+	// runs before every reasoning step.
+	msgs := append(append(r.a.countBuf[:0], head...), st.Context...)
+	r.a.countBuf = msgs
 	n, err := cfg.TokenCounter.CountTokens(ctx, msgs, tools)
+	clear(msgs) // the buffer must not keep messages alive
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("count tokens: %w", err)
 	}

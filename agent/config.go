@@ -207,7 +207,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, err
 	}
 	c.RuntimeState = rs
-	cc, err := c.Context.withDefaults(c.Model)
+	cc, err := c.Context.validate(c.Model)
 	if err != nil {
 		return c, err
 	}

@@ -269,6 +269,17 @@ func (c ContextConfig) withDefaults(m model.ChatModel) (ContextConfig, error) {
 	case c.ToolResultLimit < 0:
 		return c, configErr("Context.ToolResultLimit must be >= 0, got %d", c.ToolResultLimit)
 	}
+	return c, nil
+}
+
+// validate is withDefaults and the checks too costly for every step (a
+// compression middleware's config is only filled in; a bad schema then
+// fails the summary call, which falls back).
+func (c ContextConfig) validate(m model.ChatModel) (ContextConfig, error) {
+	c, err := c.withDefaults(m)
+	if err != nil {
+		return c, err
+	}
 	if v, err := pyjson.Parse(string(c.SummarySchema)); err != nil || v.Kind != pyjson.Object {
 		return c, configErr("Context.SummarySchema must be a JSON object schema")
 	}

@@ -596,3 +596,39 @@ func TestContextConfigErrors(t *testing.T) {
 		t.Errorf("buffer 0.2 with trigger 0.2: %v", err)
 	}
 }
+
+// With an offloader the compressed messages are saved and the summary
+// says where; a fallback that keeps the summary does not repeat it.
+func TestCompressionOffloadsContext(t *testing.T) {
+	dir := t.TempDir()
+	st := longState(t)
+	path := filepath.Join(dir, "sessions", st.SessionID, "context.jsonl")
+	reminder := "\n<system-reminder>The compressed context is offloaded to '" + path + "', you can refer to it when needed.</system-reminder>"
+	turns := []scripted.Turn{scripted.Stream(scripted.ToolCall("s", summaryFunc, summaryInput)), scripted.Stream(scripted.Text("ok"))}
+	cc := agent.ContextConfig{ContextSize: 1000, Offloader: offload.Dir{Root: dir}}
+	a, _ := newAgent(t, turns, nil, withState(st), withContext(cc))
+	mustReply(t, a, user("next"))
+	got := stateOf(t, a)
+	if got.Summary.Text != wantSummary+reminder {
+		t.Fatalf("summary %q", got.Summary.Text)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "Question: qqq") || !strings.Contains(lines[1], `"id":"c2"`) {
+		t.Fatalf("offloaded %d lines:\n%s", len(lines), data)
+	}
+
+	// Grow the context past the threshold again; the summary call fails.
+	got.Context = append(longState(t).Context, got.Context...)
+	a, _ = newAgent(t, []scripted.Turn{
+		scripted.Failing(&scripted.Error{Message: "down"}), scripted.Failing(&scripted.Error{Message: "down"}),
+		scripted.Stream(scripted.Text("ok")),
+	}, nil, withState(got), withContext(cc))
+	mustReply(t, a, user("again"))
+	if s := stateOf(t, a).Summary.Text; s != wantSummary+reminder {
+		t.Fatalf("summary after the fallback %q", s)
+	}
+}

@@ -21,9 +21,36 @@ type image struct {
 	role     event.Role
 }
 
-func isImage(b block.Block) (*block.Data, bool) {
-	d, ok := b.(*block.Data)
-	return d, ok && strings.HasPrefix(d.MediaType(), "image/")
+func isImage(d *block.Data) bool {
+	return d != nil && strings.HasPrefix(d.MediaType(), "image/")
+}
+
+// eachImage calls f for every image of the context, oldest first, until f
+// returns false.
+func eachImage(ctx []*message.Msg, f func(im image) bool) {
+	for _, m := range ctx {
+		for i, b := range m.Content {
+			var nested []block.Block
+			switch b := b.(type) {
+			case *block.Data:
+				if isImage(b) && !f(image{m.Content, i, b, true, m.Role}) {
+					return
+				}
+				continue
+			case *block.ToolResult:
+				nested = b.Output.Blocks
+			case *block.Hint:
+				nested = b.Hint.Blocks
+			default:
+				continue
+			}
+			for j, x := range nested {
+				if d, ok := x.(*block.Data); ok && isImage(d) && !f(image{nested, j, d, false, m.Role}) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // limitImages replaces the oldest images beyond cfg.MaxImages by a
@@ -32,37 +59,21 @@ func isImage(b block.Block) (*block.Data, bool) {
 // offloading changes nothing.
 func (r *run) limitImages(ctx context.Context, cfg *ContextConfig) error {
 	a, st := r.a, r.a.st
-	var images []image
-	for _, m := range st.Context {
-		for i, b := range m.Content {
-			if d, ok := isImage(b); ok {
-				images = append(images, image{m.Content, i, d, true, m.Role})
-				continue
-			}
-			var nested block.Body
-			switch b := b.(type) {
-			case *block.ToolResult:
-				nested = b.Output
-			case *block.Hint:
-				nested = b.Hint
-			default:
-				continue
-			}
-			if nested.Plain {
-				continue
-			}
-			for j, x := range nested.Blocks {
-				if d, ok := isImage(x); ok {
-					images = append(images, image{nested.Blocks, j, d, false, m.Role})
-				}
-			}
-		}
-	}
-	excess := len(images) - max(cfg.MaxImages, 0)
-	if excess <= 0 {
+	// Counting first: it runs before every reasoning step, and the
+	// context rarely holds more images than allowed.
+	total := 0
+	eachImage(st.Context, func(image) bool { total++; return true })
+	limit := max(cfg.MaxImages, 0)
+	if total <= limit {
 		return nil
 	}
-	a.log.Info(fmt.Sprintf("[AGENT %s]: The number of images in context (%d) exceeds the limit (%d), removing the oldest %d image(s).", a.name, len(images), max(cfg.MaxImages, 0), excess))
+	excess := total - limit
+	images := make([]image, 0, excess)
+	eachImage(st.Context, func(im image) bool {
+		images = append(images, im)
+		return len(images) < excess
+	})
+	a.log.Info(fmt.Sprintf("[AGENT %s]: The number of images in context (%d) exceeds the limit (%d), removing the oldest %d image(s).", a.name, total, limit, excess))
 	repl := make([]block.Block, excess)
 	for i, im := range images[:excess] {
 		url := ""

@@ -425,3 +425,25 @@ func clearReadCache(st *state.AgentState, keep []*message.Msg) {
 	}
 	st.Tools.ReadFileCache = cache
 }
+
+// CompressContext runs the compression a reasoning step starts with, now
+// (the reference's compress_context): images beyond the limit are evicted
+// and, if the context passed the threshold, it is compressed. It goes
+// through the CompressContext middleware hooks with cfg (nil: the agent's
+// Config.Context) and instructions for the summary (nil: none). It fails
+// with ErrBusy while a reply runs; a parked reply is not running.
+func (a *Agent) CompressContext(ctx context.Context, cfg *ContextConfig, instructions *block.Hint) error {
+	if err := a.acquire(); err != nil {
+		return err
+	}
+	defer a.release()
+	if a.mws.any() {
+		ctx = context.WithValue(ctx, replyStateKey{}, a.st)
+	}
+	c := a.ctxCfg
+	if cfg != nil {
+		c = *cfg
+	}
+	r := &run{a: a, ctx: ctx}
+	return a.compressChain(r.compress)(ctx, CompressInput{Config: c, Instructions: instructions})
+}

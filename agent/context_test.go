@@ -632,3 +632,42 @@ func TestCompressionOffloadsContext(t *testing.T) {
 		t.Fatalf("summary after the fallback %q", s)
 	}
 }
+
+// MW-15, MW-18: Agent.CompressContext runs the hooks as an onion, each
+// seeing the caller's instructions; the summary request carries them.
+func TestCompressContextEntryPoint(t *testing.T) {
+	lb := &logbook{}
+	var seen []*block.Hint
+	mw := func(name string) agent.Middleware {
+		return agent.Middleware{Name: name, CompressContext: func(ctx context.Context, _ *agent.Agent, in agent.CompressInput, next agent.CompressHandler) error {
+			lb.add(name + "_pre")
+			seen = append(seen, in.Instructions)
+			if agent.ReplyState(ctx) == nil {
+				t.Error("no state for the hook")
+			}
+			err := next(ctx, in)
+			lb.add(name + "_post")
+			return err
+		}}
+	}
+	turns := []scripted.Turn{scripted.Stream(scripted.ToolCall("s", summaryFunc, summaryInput))}
+	a, m := newAgent(t, turns, nil, withState(longState(t)), withMW(mw("mw1"), mw("mw2")))
+	instr := block.NewHint("Keep user requirements while compressing.", "user")
+	if err := a.CompressContext(context.Background(), &agent.ContextConfig{ContextSize: 1000}, instr); err != nil {
+		t.Fatal(err)
+	}
+	if got := lb.String(); got != "mw1_pre, mw2_pre, mw2_post, mw1_post" || len(seen) != 2 || seen[0] != instr || seen[1] != instr {
+		t.Fatalf("log %s, instructions %v", got, seen)
+	}
+	sum := calls(t, m)[0]
+	if got := texts(sum[len(sum)-2]); got != "assistant[hint:Keep user requirements while compressing.]" {
+		t.Fatalf("instructions in the request: %s", got)
+	}
+	if st := stateOf(t, a); st.Summary.Text != wantSummary {
+		t.Fatalf("summary %q", st.Summary.Text)
+	}
+	// Under the threshold (the agent's own window, 32768) nothing happens.
+	if err := a.CompressContext(context.Background(), nil, nil); err != nil || len(m.Calls()) != 1 {
+		t.Fatalf("%v, %d calls", err, len(m.Calls()))
+	}
+}

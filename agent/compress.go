@@ -18,6 +18,10 @@ import (
 	"github.com/agentscope-go/agentscope/state"
 )
 
+// errCount wraps a TokenCounter's failure: it ends the compression (and
+// the reply) rather than taking the summary fallback, as in the reference.
+var errCount = errors.New("count tokens")
+
 // ErrContextOverflow is wrapped by the error a reply ends with when the
 // system prompt (and the summary) alone pass the compression threshold:
 // there is nothing left to compress.
@@ -73,7 +77,7 @@ func (r *run) inputTokens(ctx context.Context, cfg *ContextConfig) (int, []*mess
 	n, err := cfg.TokenCounter.CountTokens(ctx, msgs, tools)
 	clear(msgs) // the buffer must not keep messages alive
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("count tokens: %w", err)
+		return 0, nil, nil, fmt.Errorf("%w: %w", errCount, err)
 	}
 	return n, head, tools, nil
 }
@@ -120,6 +124,9 @@ func (r *run) compress(ctx context.Context, in CompressInput) error {
 		// to the previous summary.
 		if ctx.Err() != nil {
 			a.log.Warn("The context compression was interrupted and skipped. ")
+			return err
+		}
+		if errors.Is(err, errCount) {
 			return err
 		}
 		a.log.Warn(fmt.Sprintf("[AGENT %s]: Summary generation failed: %v. Falling back to context truncation.", a.name, err))
@@ -187,7 +194,7 @@ func (r *run) split(ctx context.Context, cfg *ContextConfig, head []*message.Msg
 		}
 		n, err := cfg.TokenCounter.CountTokens(ctx, buf, tools)
 		if err != nil {
-			return 0, fmt.Errorf("count tokens: %w", err)
+			return 0, fmt.Errorf("%w: %w", errCount, err)
 		}
 		return n, nil
 	}
@@ -280,7 +287,7 @@ func (r *run) summarize(ctx context.Context, cfg *ContextConfig, head, old []*me
 	msgs := build(old)
 	n, err := cfg.TokenCounter.CountTokens(ctx, msgs, tools)
 	if err != nil {
-		return nil, fmt.Errorf("count tokens: %w", err)
+		return nil, fmt.Errorf("%w: %w", errCount, err)
 	}
 	overflow := n > cfg.ContextSize
 	if overflow {
@@ -295,7 +302,7 @@ func (r *run) summarize(ctx context.Context, cfg *ContextConfig, head, old []*me
 		msgs = build(old[i:])
 		n, cerr := cfg.TokenCounter.CountTokens(ctx, msgs, tools)
 		if cerr != nil {
-			return nil, fmt.Errorf("count tokens: %w", cerr)
+			return nil, fmt.Errorf("%w: %w", errCount, cerr)
 		}
 		if float64(n) < float64(cfg.ContextSize)*cfg.TriggerRatio {
 			break

@@ -671,3 +671,25 @@ func TestCompressContextEntryPoint(t *testing.T) {
 		t.Fatalf("%v, %d calls", err, len(m.Calls()))
 	}
 }
+
+type failingCounter struct{}
+
+var errCounter = errors.New("tokenizer unavailable")
+
+func (failingCounter) CountTokens(context.Context, []*message.Msg, []model.ToolSchema) (int, error) {
+	return 0, errCounter
+}
+
+// A token counter that fails ends the reply with its error (the
+// reference's count_tokens raises): nothing is compressed or guessed.
+func TestTokenCounterError(t *testing.T) {
+	a, m := newAgent(t, []scripted.Turn{scripted.Stream(scripted.Text("ok"))}, nil, withState(longState(t)),
+		withContext(agent.ContextConfig{TokenCounter: failingCounter{}}))
+	r := reply(t, context.Background(), a, user("next"))
+	if !errors.Is(r.err, errCounter) || len(m.Calls()) != 0 {
+		t.Fatalf("err %v, %d model calls", r.err, len(m.Calls()))
+	}
+	if st := stateOf(t, a); len(st.Context) != 3 || st.Summary.Text != "" {
+		t.Fatalf("state changed: %d messages, summary %q", len(st.Context), st.Summary.Text)
+	}
+}

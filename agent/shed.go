@@ -118,7 +118,7 @@ func (r *run) truncateResult(ctx context.Context, res *block.ToolResult) (*block
 		m := &message.Msg{Name: a.name, Role: event.RoleAssistant, Content: bs}
 		n, err := cfg.TokenCounter.CountTokens(ctx, []*message.Msg{m}, nil)
 		if err != nil {
-			return 0, fmt.Errorf("count tokens: %w", err)
+			return 0, fmt.Errorf("%w: %w", errCount, err)
 		}
 		return n, nil
 	}

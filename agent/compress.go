@@ -350,17 +350,24 @@ func (r *run) structuredOutput(ctx context.Context, cfg *ContextConfig, msgs []*
 func (r *run) structuredAttempt(ctx context.Context, req *model.Request, schema pyjson.Value) (map[string]string, error) {
 	m := r.a.model
 	acc := model.NewAccumulator(r.a.src)
+	ctx, span := r.startSummarySpan(ctx, m, req)
 	for chunk, err := range m.Stream(ctx, req) {
 		if err != nil {
 			if ctx.Err() != nil {
+				r.endChatSpan(span, acc.Content(), acc.Usage(), true)
 				return nil, ctx.Err()
 			}
-			return nil, &ModelCallError{Model: m.Name(), Attempts: 1, Err: err}
+			err = &ModelCallError{Model: m.Name(), Attempts: 1, Err: err}
+			failChatSpan(span, err)
+			return nil, err
 		}
 		if err := acc.Add(chunk); err != nil {
-			return nil, &StreamError{Model: m.Name(), Err: err}
+			err = &StreamError{Model: m.Name(), Err: err}
+			failChatSpan(span, err)
+			return nil, err
 		}
 	}
+	r.endChatSpan(span, acc.Content(), acc.Usage(), ctx.Err() != nil)
 	if ctx.Err() != nil {
 		// The reference's interrupted response: the compression is
 		// skipped and the cancellation goes on.

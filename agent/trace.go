@@ -45,6 +45,7 @@ const (
 	attrReplyParked  = attribute.Key("agentscope.reply.parked")
 	attrPending      = attribute.Key("agentscope.reply.pending_tool_calls")
 	attrAttempt      = attribute.Key("agentscope.model.attempt")
+	attrPurpose      = attribute.Key("agentscope.model.purpose")
 	attrResultState  = attribute.Key("agentscope.tool.result.state")
 )
 
@@ -172,6 +173,16 @@ func (r *run) startChatSpan(ctx context.Context, m model.ChatModel, req *model.R
 		if r.a.traceContent {
 			span.SetAttributes(attrInputMessages.String(string(genAIMessages(nil, req.Messages))))
 		}
+	}
+	return ctx, span
+}
+
+// startSummarySpan opens the chat span of a compression's summary call,
+// told apart from the reasoning steps' by agentscope.model.purpose.
+func (r *run) startSummarySpan(ctx context.Context, m model.ChatModel, req *model.Request) (context.Context, trace.Span) {
+	ctx, span := r.startChatSpan(ctx, m, req, 1)
+	if span != nil && span.IsRecording() {
+		span.SetAttributes(attrPurpose.String("compression"))
 	}
 	return ctx, span
 }

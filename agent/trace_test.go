@@ -326,3 +326,24 @@ func BenchmarkW2Traced(b *testing.B) {
 		}
 	}
 }
+
+// A compression's summary call is a chat span of its own, marked
+// agentscope.model.purpose=compression, before the reasoning steps'.
+func TestTraceCompression(t *testing.T) {
+	sr, tp := newRecorder(t)
+	turns := []scripted.Turn{
+		scripted.Stream(scripted.ToolCall("sum1", summaryFunc, summaryInput).WithUsage(900, 40)),
+		scripted.Stream(scripted.Text("There are 3 files.")),
+	}
+	a, _ := newAgent(t, turns, []tool.Tool{makeTool(t, toolSpec{name: "lister"})}, withState(longState(t)),
+		withContext(agent.ContextConfig{ContextSize: 1000}), tracing(tp, false))
+	mustReply(t, a, user("next"))
+	spans := sr.Ended()
+	if got, want := tree(spans), "invoke_agent Friday(chat mock-model, chat mock-model)"; got != want {
+		t.Fatalf("spans %s, want %s", got, want)
+	}
+	slices.SortStableFunc(spans, func(a, b sdktrace.ReadOnlySpan) int { return a.StartTime().Compare(b.StartTime()) })
+	expectAttrs(t, spans[1], map[string]any{"agentscope.model.purpose": "compression", "gen_ai.usage.input_tokens": 900,
+		"gen_ai.response.finish_reasons": []string{"tool_calls"}})
+	noAttr(t, spans[2], "agentscope.model.purpose")
+}

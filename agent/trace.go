@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -141,9 +140,12 @@ func failSpan(span trace.Span, err error) {
 }
 
 // errorType is error.type: low-cardinality, the model error's class when
-// there is one, else the error's Go type.
+// there is one, else the agent's error kind, else the conventions'
+// "_OTHER".
 func errorType(err error) string {
 	var me *model.Error
+	var ie *InputError
+	var se *StreamError
 	switch {
 	case errors.As(err, &me) && me.Type != "":
 		return string(me.Type)
@@ -151,12 +153,16 @@ func errorType(err error) string {
 		return "cancelled"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "deadline_exceeded"
+	case errors.As(err, &ie):
+		return "invalid_input"
+	case errors.As(err, &se):
+		return "stream_error"
+	case errors.Is(err, ErrPanicked):
+		return "panic"
+	case errors.Is(err, ErrNoProgress):
+		return "no_progress"
 	}
-	var ce *ModelCallError
-	if errors.As(err, &ce) && ce.Err != nil {
-		return errorType(ce.Err)
-	}
-	return fmt.Sprintf("%T", err)
+	return "_OTHER"
 }
 
 // startChatSpan opens the chat span of one model call attempt; nil when

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"testing"
 
@@ -9,7 +11,9 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/scripted"
 )
 
@@ -52,5 +56,24 @@ func TestGlobalTracerProvider(t *testing.T) {
 	}
 	if len(names) != 2 || names[0] != "chat m" || names[1] != "invoke_agent Friday" {
 		t.Fatalf("spans after setting the global provider: %v", names)
+	}
+}
+
+func TestErrorType(t *testing.T) {
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{&ModelCallError{Model: "m", Attempts: 2, Err: &model.Error{Type: event.ErrRateLimit}}, "rate_limit"},
+		{fmt.Errorf("wrapped: %w", context.Canceled), "cancelled"},
+		{&StreamError{Model: "m", Err: errors.New("cut")}, "stream_error"},
+		{inputErr("Invalid input"), "invalid_input"},
+		{fmt.Errorf("%w: boom", ErrPanicked), "panic"},
+		{errors.New("something else"), "_OTHER"},
+	}
+	for _, c := range cases {
+		if got := errorType(c.err); got != c.want {
+			t.Errorf("errorType(%v) = %q, want %q", c.err, got, c.want)
+		}
 	}
 }

@@ -3,14 +3,15 @@ package mcp_test
 import (
 	"bufio"
 	"context"
-
 	"encoding/json"
 	"fmt"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/block"
@@ -19,8 +20,12 @@ import (
 	"github.com/agentscope-go/agentscope/tool"
 )
 
-// fakeEnv makes the test binary a misbehaving stdio MCP server.
-const fakeEnv = "AGENTSCOPE_MCP_FAKE"
+// fakeEnv makes the test binary a misbehaving stdio MCP server; in mode
+// "dieonce", fakeMarkEnv names the file that marks its first start.
+const (
+	fakeEnv     = "AGENTSCOPE_MCP_FAKE"
+	fakeMarkEnv = "AGENTSCOPE_MCP_FAKE_MARK"
+)
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeEnv); mode != "" {
@@ -41,12 +46,27 @@ func fakeServer(mode string) {
 		os.Exit(3)
 	case "garbage":
 		fmt.Println("Starting up... this is a log line, not JSON")
+	case "dieonce":
+		// Started again (a reconnection), it never answers.
+		if _, err := os.Stat(os.Getenv(fakeMarkEnv)); err == nil {
+			mode = "silent"
+		} else if err := os.WriteFile(os.Getenv(fakeMarkEnv), nil, 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
+	var outMu sync.Mutex // the late notification of "adder" writes too
 	out := bufio.NewWriter(os.Stdout)
-	reply := func(id json.RawMessage, result string) {
-		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result)
+	write := func(line string) {
+		outMu.Lock()
+		defer outMu.Unlock()
+		fmt.Fprintln(out, line)
 		out.Flush()
 	}
+	reply := func(id json.RawMessage, result string) {
+		write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result))
+	}
+	added := false // "adder": the call of add added the tool added
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -64,13 +84,34 @@ func fakeServer(mode string) {
 		switch {
 		case mode == "silent" || mode == "garbage":
 			continue // never answers
+		case req.Method == "initialize" && mode == "adder":
+			reply(req.ID, fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"fake","version":"1"}}`, req.Params.ProtocolVersion))
 		case req.Method == "initialize":
 			reply(req.ID, fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1"}}`, req.Params.ProtocolVersion))
+		case req.Method == "tools/list" && mode == "adder":
+			tools := `{"name":"good","inputSchema":{"type":"object"}},{"name":"add","inputSchema":{"type":"object"}}`
+			if added {
+				tools += `,{"name":"added","inputSchema":{"type":"object"}}`
+			}
+			reply(req.ID, `{"tools":[`+tools+`]}`)
+		case req.Method == "tools/call" && mode == "adder" && req.Params.Name == "add":
+			added = true
+			reply(req.ID, `{"content":[{"type":"text","text":"added"}]}`)
+			// A debouncing server announces the change well after the
+			// result.
+			time.AfterFunc(2*time.Second, func() { write(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`) })
+		case req.Method == "tools/call" && mode == "dieonce":
+			os.Exit(1)
 		case req.Method == "tools/list":
 			reply(req.ID, `{"tools":[`+
 				`{"name":"good","inputSchema":{"type":"object","properties":{}}},`+
 				`{"name":"bad","inputSchema":{"type":"object","properties":{}}},`+
 				`{"name":"broken","inputSchema":{"type":"object","properties":{"a":{"type":"nonsense"}}}}]}`)
+		case req.Method == "tools/call" && mode == "midgarbage":
+			write("debug: handling a call (a log line on stdout)")
+			reply(req.ID, `{"content":[{"type":"text","text":"good answer"}]}`)
+		case req.Method == "tools/call" && mode == "hang":
+			continue // never answers a call
 		case req.Method == "tools/call" && req.Params.Name == "bad":
 			reply(req.ID, `{"content":"not a list"}`)
 		case req.Method == "tools/call":

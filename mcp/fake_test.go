@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -246,4 +247,87 @@ func sdkServer() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// Misbehaviour during a call, not at startup: each call is a clear error
+// result within a bound, and the agent's other tool works after it.
+func TestBadCallsAgentGoesOn(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode, tool string
+		callTimeout      time.Duration
+		want             string // the error result starts with it
+	}{
+		{"garbage on stdout mid-call", "midgarbage", "good",
+			0, mcp.ErrorPrefix + `the connection to the MCP server "fake" failed (calling "tools/call": invalid character`},
+		{"hang mid-call", "hang", "good",
+			300 * time.Millisecond, mcp.ErrorPrefix + `the call to "good" timed out after 300ms`},
+		{"malformed result", "ok", "bad", 0, mcp.ErrorPrefix},
+		{"invalid schema", "ok", "broken", 0, "ToolNotFoundError: The tool named 'mcp__fake__broken' doesn't exist."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := fakeConfig(tc.mode)
+			cfg.CallTimeout = tc.callTimeout
+			c := connect(t, cfg)
+			local, err := tool.Func("local", "A local tool.", func(context.Context, struct{}) (string, error) { return "local answer", nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := newAgent(t, []scripted.Turn{
+				call("c1", "mcp__fake__"+tc.tool, `{}`), call("c2", "local", `{}`), done(),
+			}, []*mcp.Client{c}, local)
+			if err := a.Permissions().SetMode("bypass"); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			res := ask(t, a, "go")
+			took := time.Since(start)
+			if res.Outcome != agent.OutcomeCompleted {
+				t.Fatalf("outcome %s", res.Outcome)
+			}
+			rs := results(t, a)
+			if r := rs["c1"]; r.State != block.ResultError || !strings.HasPrefix(resultText(r), tc.want) {
+				t.Errorf("the bad call: %s %q, want it to start with %q", r.State, resultText(r), tc.want)
+			}
+			if r := rs["c2"]; r.State != block.ResultSuccess || resultText(r) != "local answer" {
+				t.Errorf("the healthy tool after it: %s %q", r.State, resultText(r))
+			}
+			if bound := tc.callTimeout + 3*time.Second; took > bound {
+				t.Errorf("the reply took %s, more than %s", took, bound)
+			}
+		})
+	}
+}
+
+// An interrupt that arrives while another caller reconnects (sessions of
+// serve share one client) is answered at once, not after the other
+// caller's StartTimeout.
+func TestInterruptWhileAnotherReconnects(t *testing.T) {
+	cfg := fakeConfig("dieonce")
+	cfg.Env = append(cfg.Env, fakeMarkEnv+"="+t.TempDir()+"/started")
+	cfg.StartTimeout = 3 * time.Second
+	c := connect(t, cfg)
+	good := lookup(t, c, "mcp__fake__good")
+	// The server exits on the call: the connection is gone.
+	if r := fold(t, run(t.Context(), good, map[string]any{})); r.State != block.ResultError {
+		t.Fatalf("the call that kills the server: %s %q", r.State, text(r))
+	}
+	// This call reconnects to a server that never answers the handshake.
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		for range good.Call(context.Background(), map[string]any{}) {
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // the first call holds the reconnection
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	var err error
+	for _, e := range good.Call(ctx, map[string]any{}) {
+		err = e
+	}
+	if took := time.Since(start); !errors.Is(err, context.Canceled) || took > time.Second {
+		t.Fatalf("the interrupted call ended with %v after %s", err, took)
+	}
+	<-first
 }

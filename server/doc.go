@@ -17,12 +17,15 @@
 // log and skips sequences it has sent. A client that falls behind its
 // bounded buffer is cut rather than buffered without bound.
 //
-// A run writes its events with a group commit: a per-run writer takes all
-// the events available, appends them in one AppendEvents call, then
-// publishes them. The batch holding the run's last event (REPLY_END or a
-// park) is published only after the reply is persisted and the lease
-// released, so a client that sees it finds the reply in GET /messages and
-// may post the next input at once.
+// A run costs few transactions (session.Runs): one starts it (the lease,
+// its input queued and claimed, the state read), one writes its first
+// events with the input messages, and one ends it (state, reply, input
+// done, lease freed, last events). In between, a per-run writer group
+// commits: it takes all the events available, appends them in one
+// AppendEvents call, then publishes them. The run's last event (REPLY_END
+// or a park) is logged and published only in the transaction that stores
+// the reply and frees the lease, so a client that sees it finds the reply
+// in GET /messages and may post the next input at once.
 //
 // # Why not River
 //

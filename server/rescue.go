@@ -237,10 +237,6 @@ func (s *Server) closeDangling(ctx context.Context, k session.Key, rawInput json
 	if err != nil {
 		return err
 	}
-	frames := make([]frame, len(batch))
-	for i, js := range batch {
-		frames[i] = newFrame(first+int64(i), js)
-	}
-	s.hub.publish(k, frames)
+	s.hub.publish(k, newFrames(first, batch))
 	return nil
 }

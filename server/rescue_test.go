@@ -109,7 +109,8 @@ func TestRescueDeadRun(t *testing.T) {
 	checkSeqs(t, next, 11)
 }
 
-// gatedStore holds SaveState until the test opens the gate.
+// gatedStore holds every save of a state (SaveState, or WriteRun with a
+// state) until the test opens the gate.
 type gatedStore struct {
 	session.Store
 	entered, gate chan struct{}
@@ -119,6 +120,14 @@ func (g *gatedStore) SaveState(ctx context.Context, k session.Key, v int64, st j
 	g.entered <- struct{}{}
 	<-g.gate
 	return g.Store.SaveState(ctx, k, v, st)
+}
+
+func (g *gatedStore) WriteRun(ctx context.Context, k session.Key, w session.RunWrite) (session.RunWritten, error) {
+	if w.State != nil {
+		g.entered <- struct{}{}
+		<-g.gate
+	}
+	return g.Store.WriteRun(ctx, k, w)
 }
 
 // State first, then the event: while the state of a parking run is being

@@ -155,15 +155,19 @@ func TestParkEventLoggedAfterState(t *testing.T) {
 			t.Fatal("the park is in the log before the state is saved")
 		}
 	}
-	// The replay gives what is logged (the batch holding the park is held
-	// back whole), then, once the state is saved, the rest.
+	// The replay gives what is logged: every event before the park, which
+	// waits for nothing; then, once the state is saved, the park alone.
 	replay := e.openStream(sid, "?since=0")
 	var got []sseEvent
 	for range evs {
 		got = append(got, replay.next())
 	}
 	open()
-	got = append(got, replay.until(event.TypeRequireUserConfirm)...)
+	rest := replay.until(event.TypeRequireUserConfirm)
+	if len(rest) != 1 {
+		t.Errorf("after the state was saved, %d events came (the park and %d held back with it), want the park alone", len(rest), len(rest)-1)
+	}
+	got = append(got, rest...)
 	checkSeqs(t, got, 1)
 	live.until(event.TypeRequireUserConfirm)
 	if s := e.status(sid); s != "awaiting_permission" {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -361,6 +362,10 @@ func (r *run) begin(ctx context.Context, first event.Event, w *writer) error {
 	if len(js) > 0 {
 		r.firstSeq.CompareAndSwap(0, written.First)
 		r.s.hub.publish(r.key, newFrames(written.First, js))
+		// The subscribers just woken get the CPU before the agent goes on:
+		// with a fast model this goroutine would otherwise run the whole
+		// reply before they write the first event to their clients.
+		runtime.Gosched()
 	}
 	// The reply's message is read and folded only now, off the path to
 	// the first event.

@@ -10,6 +10,8 @@ import (
 	"math"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentscope-go/agentscope/session"
@@ -47,6 +49,15 @@ type Store struct {
 	// wstmts and rstmts are the hot statements, prepared at Open on the
 	// writer and on the readers (read-only after Open).
 	wstmts, rstmts map[string]*sql.Stmt
+
+	// The WAL is checkpointed by a goroutine of the store's on its own
+	// connection, never by a commit (see checkpoints).
+	ck      *sql.DB
+	commits atomic.Int64  // commits since the last checkpoint
+	ckKick  chan struct{} // a checkpoint is due
+	ckStop  chan struct{}
+	ckDone  chan struct{}
+	closed  sync.Once
 }
 
 var _ session.Store = (*Store)(nil)
@@ -83,7 +94,7 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 		}
 		return "file:" + (&url.URL{Path: cfg.Path}).EscapedPath() + "?" + q.Encode()
 	}
-	w, err := sql.Open("sqlite", dsn("_pragma", "journal_mode(WAL)", "_txlock", "immediate"))
+	w, err := sql.Open("sqlite", dsn("_pragma", "journal_mode(WAL)", "_pragma", "wal_autocheckpoint(0)", "_txlock", "immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
 	}
@@ -108,6 +119,15 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
 	s.r = r
+	ck, err := sql.Open("sqlite", dsn())
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
+	}
+	ck.SetMaxOpenConns(1)
+	s.ck, s.ckKick, s.ckStop, s.ckDone = ck, make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	go s.checkpoints()
 	// A store held at an older schema (the migration tests) runs its
 	// statements unprepared: some do not compile there.
 	if err := s.prepare(ctx); version == math.MaxInt && err != nil {
@@ -158,8 +178,46 @@ func migrateTo(ctx context.Context, db *sql.DB, version int) error {
 	return nil
 }
 
-// Close closes both pools.
-func (s *Store) Close() error { return errors.Join(s.r.Close(), s.w.Close()) }
+// Close stops the checkpoints and closes the connections (the last one
+// to close checkpoints the WAL into the file).
+func (s *Store) Close() error {
+	s.closed.Do(func() { close(s.ckStop) })
+	<-s.ckDone
+	return errors.Join(s.ck.Close(), s.r.Close(), s.w.Close())
+}
+
+// checkpointEvery and checkpointCommits say when the WAL is copied into
+// the database file: every so often, or sooner after that many commits.
+const (
+	checkpointEvery   = time.Second
+	checkpointCommits = 256
+)
+
+// checkpoints copies the WAL into the database file (a PASSIVE
+// checkpoint, which never blocks the writer or the readers) from its own
+// connection. With synchronous=NORMAL a checkpoint syncs the WAL and the
+// file to disk, milliseconds on a busy disk; SQLite's automatic
+// checkpoint (off on the writer) would do that inside whichever commit
+// crossed its threshold.
+func (s *Store) checkpoints() {
+	defer close(s.ckDone)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ckStop:
+			return
+		case <-t.C:
+		case <-s.ckKick:
+		}
+		if s.commits.Swap(0) == 0 {
+			continue
+		}
+		// A failed checkpoint leaves the WAL longer, nothing else: the
+		// next one copies what this one did not.
+		_, _ = s.ck.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+	}
+}
 
 func inTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
@@ -175,7 +233,14 @@ func inTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 
 // write runs fn in a transaction on the writer connection.
 func (s *Store) write(ctx context.Context, fn func(*wtx) error) error {
-	return fail(ctx, inTx(ctx, s.w, func(tx *sql.Tx) error { return fn(&wtx{tx: tx, stmts: s.wstmts}) }))
+	err := inTx(ctx, s.w, func(tx *sql.Tx) error { return fn(&wtx{tx: tx, stmts: s.wstmts}) })
+	if err == nil && s.commits.Add(1) == checkpointCommits {
+		select {
+		case s.ckKick <- struct{}{}:
+		default:
+		}
+	}
+	return fail(ctx, err)
 }
 
 // fail makes an error of a cancelled context match the context's error.
@@ -249,8 +314,7 @@ func (s *Store) CreateSession(ctx context.Context, ns session.NewSession) (sessi
 	var rec session.Record
 	err = s.write(ctx, func(tx *wtx) error {
 		var err error
-		rec, err = scanRecord(tx.QueryRowContext(ctx, `INSERT INTO sessions (id, user_id, agent_id, name, config, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING `+recordCols,
+		rec, err = scanRecord(tx.QueryRowContext(ctx, qCreate,
 			s.ids.NewID(), ns.UserID, ns.AgentID, ns.Name, []byte(cfg), now, now))
 		return err
 	})

@@ -11,6 +11,8 @@ import (
 // (at Open): this driver compiles a statement at every call otherwise, and
 // for the short statements of a run that took longer than running them.
 const (
+	qCreate = `INSERT INTO sessions (id, user_id, agent_id, name, config, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ` + recordCols
 	qSessionN    = `SELECT n FROM sessions WHERE id = ? AND user_id = ?`
 	qGetSession  = `SELECT ` + recordCols + ` FROM sessions WHERE id = ? AND user_id = ?`
 	qLeaseOf     = `SELECT lease_owner, lease_expires, lease_epoch FROM sessions WHERE id = ? AND user_id = ?`
@@ -49,7 +51,7 @@ const (
 )
 
 var (
-	writeStmts = []string{qSessionN, qLeaseOf, qLeaseAndN, qStateOf, qTouch, qInsertState, qUpdateState, qBumpPos, qUpsertMsg,
+	writeStmts = []string{qCreate, qSessionN, qLeaseOf, qLeaseAndN, qStateOf, qTouch, qInsertState, qUpdateState, qBumpPos, qUpsertMsg,
 		qBumpSeq, qAcquire, qRenew, qRelease, qEnqueue, qEnqueueClaim, qClaim, qComplete, qPendingOfN}
 	readStmts = []string{qSessionN, qGetSession, qLeaseOf, qLastSeq, qLoadState, qReadEvents, qPending}
 )

@@ -39,6 +39,9 @@ type run struct {
 	// closing is set once the agent has finished: the run only stores
 	// the reply and state, frees the lease and logs its last events.
 	closing atomic.Bool
+	// over is set once the run's last events are published: a stream
+	// opened from then on starts after them, not at the run's start.
+	over atomic.Bool
 
 	in       runInput
 	inputID  int64
@@ -217,7 +220,8 @@ func (r *run) exec() {
 		// one to end rather than being refused, and an interrupt waits
 		// and then reads what was stored.
 		r.closing.Store(true)
-		r.finish(bg, ag, !first, held)
+r.finish(bg, ag, !first, held)
+		r.over.Store(true)
 		s.mu.Lock()
 		delete(s.runs, r.key)
 		s.mu.Unlock()

@@ -415,6 +415,14 @@ func (s *Store) Recoverable(ctx context.Context, limit int) ([]session.Key, erro
 	return out, nil
 }
 
+// complete marks in done and drops it from the queue: a done input is
+// never handed out or completed again, and a queue that kept them would
+// make every later call walk all of a session's past inputs.
+func (e *entry) complete(in *input) {
+	in.done = true
+	e.inputs = slices.DeleteFunc(e.inputs, func(x *input) bool { return x == in })
+}
+
 func pending(e *entry) int {
 	n := 0
 	for _, in := range e.inputs {
@@ -474,7 +482,7 @@ func (s *Store) CompleteInput(ctx context.Context, k session.Key, id int64) erro
 	defer e.mu.Unlock()
 	for _, in := range e.inputs {
 		if in.ID == id && !in.done && in.Attempts > 0 {
-			in.done = true
+			e.complete(in)
 			return nil
 		}
 	}
@@ -574,7 +582,7 @@ func (s *Store) WriteRun(ctx context.Context, k session.Key, w session.RunWrite)
 		}
 	}
 	if done != nil {
-		done.done = true
+		e.complete(done)
 	}
 	if w.Release != "" {
 		e.lease.Owner, e.lease.Expires = "", time.Time{}

@@ -220,7 +220,7 @@ func (r *run) exec() {
 		// one to end rather than being refused, and an interrupt waits
 		// and then reads what was stored.
 		r.closing.Store(true)
-r.finish(bg, ag, !first, held)
+		r.finish(bg, ag, !first, held)
 		r.over.Store(true)
 		s.mu.Lock()
 		delete(s.runs, r.key)

@@ -68,6 +68,15 @@
 // pending input or an expired lease, and Recoverable finds both. A resume
 // posted while a session is parked takes the same path.
 //
+// Runs gives that order in few transactions, each the calls it names with
+// their semantics: StartRun is the lease, the input queued and claimed and
+// the state read (it reports the inputs a dead run left instead of queuing,
+// for the caller to close them first under the lease it now holds), and
+// WriteRun stores any of a state, messages, events, an input done and the
+// lease's release, all or nothing. The server's chat path is StartRun, a
+// WriteRun of the first events with the input messages, AppendEvents
+// batches, and a WriteRun of everything the run leaves.
+//
 // A job engine was considered for this. River (github.com/riverqueue/river
 // v0.51, drivers riverpgxv5 and riversqlite) gives durable jobs, retries,
 // cancellation and the rescue of jobs stuck in "running", and fits as the

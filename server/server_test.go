@@ -23,6 +23,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if url := os.Getenv(clientEnv); url != "" {
+		os.Exit(runBenchClient(url))
+	}
 	if os.Getenv(storeEnv) == "postgres" {
 		goleak.VerifyTestMain(withPostgres{m})
 		return

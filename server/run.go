@@ -109,8 +109,8 @@ func (s *Server) startRun(key session.Key, spec *Agent, in runInput) error {
 		s.runsWG.Done()
 		return err
 	}
-	// One transaction takes the lease, queues the input claimed and reads
-	// the state; it failed, it took nothing.
+	// One transaction takes the lease, queues the input already claimed
+	// and reads the state; when it fails, it has taken nothing.
 	payload := in.marshal()
 	rs, err := s.store.StartRun(ctx, key, s.cfg.Owner, s.cfg.LeaseTTL, payload)
 	if err != nil {

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -172,5 +173,54 @@ func TestParkEventLoggedAfterState(t *testing.T) {
 	live.until(event.TypeRequireUserConfirm)
 	if s := e.status(sid); s != "awaiting_permission" {
 		t.Fatalf("status %s", s)
+	}
+}
+
+// endFailingStore fails the one-transaction end of a run (a WriteRun with
+// a state), as a store error or a lost lease would.
+type endFailingStore struct{ session.Store }
+
+func (f endFailingStore) WriteRun(ctx context.Context, k session.Key, w session.RunWrite) (session.RunWritten, error) {
+	if w.State != nil {
+		return session.RunWritten{}, errors.New("injected failure")
+	}
+	return f.Store.WriteRun(ctx, k, w)
+}
+
+// When the run's end cannot be stored in one transaction, its parts are
+// stored one by one: the state, the reply, the input done, the lease
+// freed, then the held-back events logged and published.
+func TestRunEndStoredPartByPart(t *testing.T) {
+	e := newEnv(t, []scripted.Turn{scripted.Stream(scripted.Text("Hi."))}, func(c *server.Config) { c.Store = endFailingStore{c.Store} })
+	sid := e.createSession()
+	s := e.openStream(sid, "")
+	if r := e.chat(sid, userMsg("hi")); r.code != 200 {
+		t.Fatal(r.body)
+	}
+	evs := s.until(event.TypeReplyEnd)
+	checkSeqs(t, evs, 1)
+	k := session.Key{UserID: user, SessionID: sid}
+	ctx := context.Background()
+	e.waitStatus(sid, "idle")
+	if l, err := e.store.GetLease(ctx, k); err != nil || l.Owner != "" {
+		t.Fatalf("lease %+v, %v", l, err)
+	}
+	if n, _ := e.store.PendingInputs(ctx, k); n != 0 {
+		t.Fatalf("%d inputs pending", n)
+	}
+	st, err := e.store.LoadState(ctx, k)
+	if err != nil || st.Version != 1 {
+		t.Fatalf("state version %d, %v", st.Version, err)
+	}
+	page, _ := e.store.ListMessages(ctx, k, session.MessageQuery{Limit: 10})
+	if len(page.Messages) != 2 {
+		t.Fatalf("transcript has %d messages", len(page.Messages))
+	}
+	var reply message.Msg
+	if err := json.Unmarshal(page.Messages[1].JSON, &reply); err != nil || reply.FinishedReason != event.ReplyCompleted {
+		t.Fatalf("reply %s", page.Messages[1].JSON)
+	}
+	if last, _ := e.store.LastSeq(ctx, k); last != evs[len(evs)-1].seq {
+		t.Fatalf("log ends at %d, the stream at %d", last, evs[len(evs)-1].seq)
 	}
 }

@@ -55,10 +55,13 @@
 // the agent's interruption message or keep the reply's iteration count.
 //
 // A process restarted with its predecessor's owner (agentscope serve on
-// the same host and address) finds that run's lease still its own and
-// may take it at once; the claim the dead run made is under the same
-// lease epoch, which the store does not hand out again, so the leftovers
-// are closed under a lease freed and taken anew (a new epoch).
+// the same host and address, or the same --replica id) does not wait for
+// those leases to expire: New asks the store for the sessions whose
+// leases its owner holds (session.Leases.HeldBy) and closes them before
+// it returns, since no run of the new process exists yet. The claim the
+// dead run made is under the same lease epoch, which the store does not
+// hand out again, so the leftovers are closed under a lease freed and
+// taken anew (a new epoch).
 //
 // # Deviations from the reference
 //

@@ -33,6 +33,36 @@ func (s *Server) rescueAll(ctx context.Context) {
 	}
 }
 
+// rescueOwn closes, at start, the runs this owner's previous incarnation
+// left: their leases are this owner's and were never released, and no run
+// of this process has started yet, so every one of them died with that
+// process. They are closed at once instead of when their leases expire
+// (which the periodic rescue would wait for). A session the rescue cannot
+// close is left to the periodic rescue.
+func (s *Server) rescueOwn(ctx context.Context) {
+	tried := map[session.Key]bool{}
+	for {
+		keys, err := s.store.HeldBy(ctx, s.cfg.Owner, 100)
+		if err != nil {
+			s.log.Error("server: list the sessions this owner holds", "owner", s.cfg.Owner, "err", err)
+			return
+		}
+		progress := false
+		for _, k := range keys {
+			if tried[k] {
+				continue
+			}
+			tried[k], progress = true, true
+			if err := s.rescue(ctx, k); err != nil && !errors.Is(err, errRunning) {
+				s.log.Error("server: rescue", "session", k.SessionID, "err", err)
+			}
+		}
+		if !progress {
+			return
+		}
+	}
+}
+
 // rescue claims one session, closes its leftovers and frees it.
 func (s *Server) rescue(ctx context.Context, k session.Key) error {
 	r := &run{s: s, key: k, done: make(chan struct{})}

@@ -67,7 +67,18 @@
 //
 //   - GET /health needs no token and no X-User-ID, so a load balancer can
 //     probe it; it tells nothing about any session.
-//   - POST /agent/ is not served (405): agents come from Config.Agents.
+//   - Agents: GET /agent/ lists the configured agents (Config.Agents,
+//     source "server", read-only: PATCH and DELETE are 403) and the
+//     user's own. POST /agent/ {"name", "system_prompt", "react_config":
+//     {"max_iters"}, "base_agent_id"} creates one of the user's, stored in
+//     the session store (so it outlives the process), on top of a
+//     configured agent that has Agent.Derive: the model, tools, MCP
+//     servers and permission mode stay the operator's, since a user
+//     choosing them could run commands or spend keys on the server's
+//     host. PATCH changes its name, prompt or max_iters (its base is
+//     fixed; a rename is 409 while one of its sessions runs or waits on a
+//     reply, which is found by its author's name); DELETE deletes it with
+//     its sessions (409 while one runs). Another user's agent is 404.
 //   - POST /chat/ refuses, with a 4xx and nothing stored, what the
 //     reference accepts and then fails (service.md §1.10): an unknown or
 //     foreign session or agent (404), null or an empty list, a message

@@ -75,6 +75,11 @@ type Agent struct {
 	// holds nothing in memory: keep it cheap (a model client shared
 	// between calls, a fresh toolkit).
 	New func(st *state.AgentState) (*agent.Agent, error)
+	// Derive, when set, makes this agent a base for the agents users
+	// create over POST /agent/: it builds a run's agent as New does, with
+	// the user's agent's Overrides in place of this agent's settings. nil:
+	// the agent cannot be a base.
+	Derive func(st *state.AgentState, o Overrides) (*agent.Agent, error)
 }
 
 // ErrConfig is wrapped by the configuration errors of New.

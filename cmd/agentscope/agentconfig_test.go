@@ -76,7 +76,7 @@ func TestServeConfigExample(t *testing.T) {
 		if code != exitOK || !strings.Contains(out.String(), tc.want) {
 			t.Fatalf("agent %s: exit %d, no %q in\n%s\n%s", tc.agent, code, tc.want, out.String(), errb.String())
 		}
-		sid := regexp.MustCompile(`session ([0-9a-f]+) \(agent `+tc.agent+`\)`).FindStringSubmatch(errb.String())
+		sid := regexp.MustCompile(`session ([0-9a-f]+) \(agent ` + tc.agent + `\)`).FindStringSubmatch(errb.String())
 		if sid == nil {
 			t.Fatalf("no session id in %s", errb.String())
 		}

@@ -47,12 +47,13 @@
 // A run that died (the process was killed) leaves its input claimed and
 // its lease unreleased; the saved state is the one before the run, and
 // the log holds the run's events. The rescue folds the dead reply's
-// events into its message, answers every open tool call with an
-// interrupted result, writes REPLY_END(interrupted), and saves the
-// message into the transcript and the state's context. The agent package
-// has no entry point to close a reply cut mid-run from its partial
-// message, so this patch of the state is the server's: it does not add
-// the agent's interruption message or keep the reply's iteration count.
+// events into its message and hands it to agent.CloseCut, which answers
+// every open tool call with an interrupted result, ends the reply with
+// REPLY_END(interrupted) and puts it into the saved state's context; the
+// server saves the state and the message into the transcript, then logs
+// the closing events. Nothing of the dead run survives but its log, so
+// the agent's interruption message is not added and the reply's iteration
+// count is not kept.
 //
 // A process restarted with its predecessor's owner (agentscope serve on
 // the same host and address, or the same --replica id) does not wait for

@@ -139,3 +139,35 @@ func TestServeConfigErrors(t *testing.T) {
 		t.Fatalf("--permission-mode yolo: exit %d, %s", code, stderr)
 	}
 }
+
+// serve's agent flags build the agent a config file would: a comma list
+// of tool names, the permission mode and max_iters, on every run's agent,
+// and a user's agent built on it (Derive) keeps them under its own name
+// and prompt.
+func TestServeFlagAgent(t *testing.T) {
+	s := agentSpec{ID: "mine", Model: "demo", Name: "helper", PermissionMode: "dont_ask", MaxIters: 3, Tools: []byte(`"Read, calculate"`)}
+	a, err := s.build(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ID != "mine" || a.Name != "helper" || !strings.HasPrefix(a.Description, "DEMO") {
+		t.Fatalf("agent %+v", a)
+	}
+	for _, o := range []server.Overrides{{}, {Name: "other", SystemPrompt: "p", MaxIters: 7}} {
+		ag, err := a.Derive(nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range ag.Toolkit().Tools(nil) {
+			names = append(names, tl.Name())
+		}
+		want := "helper"
+		if o.Name != "" {
+			want = o.Name
+		}
+		if ag.Name() != want || ag.Permissions().Mode() != permission.ModeDontAsk || strings.Join(names, ",") != "Read,calculate" {
+			t.Errorf("overrides %+v: agent %s, mode %s, tools %v", o, ag.Name(), ag.Permissions().Mode(), names)
+		}
+	}
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a private PostgreSQL cluster on 127.0.0.1 for the session/postgres
-# tests (internal/pgtest), from Debian's packages.
+# tests (session/postgres/postgrestest), from Debian's packages.
 #
 #   scripts/postgres.sh start   install if needed (apt-get install postgresql),
 #                               initdb a private cluster when there is none,

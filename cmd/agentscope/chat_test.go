@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -405,7 +406,11 @@ func TestChatInPseudoTerminal(t *testing.T) {
 	}
 	s := startAPIServer(t)
 	bin := buildBinary(t)
-	cmd := exec.Command(scriptBin, "-qfec", bin+" chat --server "+s.url+" --user tester", "/dev/null")
+	// script(1) runs its command through $SHELL. exec makes the chat the
+	// terminal's only foreground process: a shell that forks instead (dash,
+	// Debian's /bin/sh) would take each Ctrl+C itself and exit 130 at the end.
+	cmd := exec.Command(scriptBin, "-qfec", "exec "+shellQuote(bin)+" chat --server "+shellQuote(s.url)+" --user tester", "/dev/null")
+	cmd.Env = append(os.Environ(), "SHELL=/bin/sh")
 	inW, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -573,4 +578,9 @@ func TestChatToken(t *testing.T) {
 	if !strings.Contains(got, `You said: "hello there"`) {
 		t.Errorf("no reply with the token:\n%s", got)
 	}
+}
+
+// shellQuote quotes s as one word of a POSIX shell command line.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentscope-go/agentscope/internal/pgtest"
+	"github.com/agentscope-go/agentscope/session/postgres/postgrestest"
 )
 
 var (
@@ -168,7 +168,7 @@ func TestInspectorServeMount(t *testing.T) {
 // TestMain gives the tests a PostgreSQL (the server's crash tests run on
 // it) and removes the binary agentscopeBin built.
 func TestMain(m *testing.M) {
-	code := pgtest.Run(m)
+	code := postgrestest.Run(m)
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}

@@ -20,8 +20,8 @@ import (
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
-	"github.com/agentscope-go/agentscope/internal/pgtest"
 	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/session/postgres/postgrestest"
 )
 
 // buildBinary builds the command into a temporary directory.
@@ -273,7 +273,7 @@ var crashStores = []struct {
 	db   func(t *testing.T) string
 }{
 	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "agentscope.db") }},
-	{"postgres", func(t *testing.T) string { return pgtest.Schema(t) }},
+	{"postgres", func(t *testing.T) string { return postgrestest.Schema(t) }},
 }
 
 // Crash test: a reply parks; the server is killed with SIGKILL; a new one

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentscope-go/agentscope/internal/checkout"
 )
 
 // Config is the rule set the tests rely on (YAML, mock-llm's format).
@@ -124,18 +126,9 @@ func freePort(t testing.TB) int {
 
 func repoRoot(t testing.TB) string {
 	t.Helper()
-	d, err := os.Getwd()
+	root, err := checkout.Here()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			t.Fatal("go.mod not found above the working directory")
-		}
-		d = parent
-	}
+	return root
 }

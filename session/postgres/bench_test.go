@@ -3,14 +3,14 @@ package postgres
 import (
 	"testing"
 
-	"github.com/agentscope-go/agentscope/internal/pgtest"
 	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/session/postgres/postgrestest"
 	"github.com/agentscope-go/agentscope/session/sessiontest"
 )
 
 func BenchmarkStore(b *testing.B) {
 	sessiontest.Bench(b, func(b *testing.B) session.Store {
-		s, err := Open(b.Context(), Config{URL: pgtest.Schema(b)})
+		s, err := Open(b.Context(), Config{URL: postgrestest.Schema(b)})
 		if err != nil {
 			b.Fatal(err)
 		}

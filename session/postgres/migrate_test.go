@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentscope-go/agentscope/internal/pgtest"
 	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/session/postgres/postgrestest"
 )
 
 func versions(t *testing.T, s *Store) []int {
@@ -33,7 +33,7 @@ func versions(t *testing.T, s *Store) []int {
 // Replicas starting at once on an empty database migrate it once.
 func TestOpenConcurrently(t *testing.T) {
 	t.Parallel()
-	url := pgtest.Schema(t)
+	url := postgrestest.Schema(t)
 	const n = 4
 	stores := make([]*Store, n)
 	errs := make([]error, n)
@@ -65,7 +65,7 @@ func TestOpenConcurrently(t *testing.T) {
 // version by Open, keeping its data.
 func TestMigrateFromVersion1(t *testing.T) {
 	t.Parallel()
-	url := pgtest.Schema(t)
+	url := postgrestest.Schema(t)
 	old, err := open(t.Context(), Config{URL: url}, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 
 func TestNewerSchemaRefused(t *testing.T) {
 	t.Parallel()
-	url := pgtest.Schema(t)
+	url := postgrestest.Schema(t)
 	s, err := Open(t.Context(), Config{URL: url})
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestBadConfig(t *testing.T) {
 // lease see one gapless sequence and one winner.
 func TestReplicas(t *testing.T) {
 	t.Parallel()
-	url := pgtest.Schema(t)
+	url := postgrestest.Schema(t)
 	a, err := Open(t.Context(), Config{URL: url})
 	if err != nil {
 		t.Fatal(err)

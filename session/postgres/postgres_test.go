@@ -4,16 +4,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentscope-go/agentscope/internal/pgtest"
 	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/session/postgres/postgrestest"
 	"github.com/agentscope-go/agentscope/session/sessiontest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { postgrestest.Main(m) }
 
 func openTest(t *testing.T, now func() time.Time) *Store {
 	t.Helper()
-	s, err := Open(t.Context(), Config{URL: pgtest.Schema(t), Now: now})
+	s, err := Open(t.Context(), Config{URL: postgrestest.Schema(t), Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package pgtest
+package postgrestest
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentscope-go/agentscope/internal/checkout"
 	"github.com/agentscope-go/agentscope/stamp"
 	"github.com/jackc/pgx/v5"
 )
@@ -35,7 +36,7 @@ func Run(m *testing.M) int {
 	}
 	stop, err := start()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "pgtest: %s is not set and no PostgreSQL could be started: %v\n", EnvURL, err)
+		fmt.Fprintf(os.Stderr, "postgrestest: %s is not set and no PostgreSQL could be started: %v\n", EnvURL, err)
 		return 1
 	}
 	defer stop()
@@ -45,7 +46,7 @@ func Run(m *testing.M) int {
 // start runs scripts/postgres.sh start on a free port in a fresh data
 // directory and sets EnvURL.
 func start() (stop func(), err error) {
-	root, err := repoRoot()
+	root, err := checkout.Here()
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +56,7 @@ func start() (stop func(), err error) {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	dir, err := os.MkdirTemp("", "agentscope-pgtest-")
+	dir, err := os.MkdirTemp("", "agentscope-postgrestest-")
 	if err != nil {
 		return nil, err
 	}
@@ -97,29 +98,12 @@ func parseExport(out string) (string, bool) {
 	return "", false
 }
 
-func repoRoot() (string, error) {
-	d, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", fmt.Errorf("go.mod not found above the working directory")
-		}
-		d = parent
-	}
-}
-
 // URL returns the server's database URL; the test fails without one.
 func URL(t testing.TB) string {
 	t.Helper()
 	u := os.Getenv(EnvURL)
 	if u == "" {
-		t.Fatalf("%s is not set: call pgtest.Main from TestMain", EnvURL)
+		t.Fatalf("%s is not set: call postgrestest.Main from TestMain", EnvURL)
 	}
 	return u
 }

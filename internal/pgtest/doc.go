@@ -1,8 +1,0 @@
-// Package pgtest gives tests a real PostgreSQL: CI starts a private cluster
-// with scripts/postgres.sh and sets AGENTSCOPE_TEST_POSTGRES_URL; without
-// the variable, Main starts one for the test binary with the same script
-// (installing PostgreSQL from Debian's packages when it is missing) and
-// stops it at the end. A test fails, never skips, when no server can be
-// had. Each test gets its own schema (Schema), so tests run in parallel on
-// one database.
-package pgtest

@@ -235,7 +235,7 @@ func TestDeleteLeavesNoRows(t *testing.T) {
 // version 3: its leases are found by owner, and agents can be stored.
 func TestMigrateFromVersion2(t *testing.T) {
 	t.Parallel()
-	url := pgtest.Schema(t)
+	url := postgrestest.Schema(t)
 	old, err := open(t.Context(), Config{URL: url}, 2)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/session"
@@ -51,6 +53,7 @@ func storedTranscript(t *testing.T, db, user, sid string) []*message.Msg {
 func TestChatInProcess(t *testing.T) {
 	t.Setenv("AGENTSCOPE_SERVER", "")
 	t.Setenv("AGENTSCOPE_MODEL", "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the chat's owner lock
 	db := filepath.Join(t.TempDir(), "chat.db")
 	var out, errb syncBuffer
 	code := run(context.Background(), []string{"chat", "--db", db, "--user", "tester"}, strings.NewReader("save a note: in process\n"), &out, &errb)
@@ -108,7 +111,7 @@ func startPTYChat(t *testing.T, bin string, args string) *ptyChat {
 		t.Fatalf("script(1), which makes the pseudo-terminal, is missing (Debian's bsdutils): %v", err)
 	}
 	cmd := exec.Command(scriptBin, "-qfec", bin+" chat "+args, "/dev/null")
-	cmd.Env = append(cmd.Environ(), "AGENTSCOPE_SERVER=", "AGENTSCOPE_MODEL=")
+	cmd.Env = append(cmd.Environ(), "AGENTSCOPE_SERVER=", "AGENTSCOPE_MODEL=", "XDG_CACHE_HOME="+t.TempDir())
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -201,4 +204,87 @@ func TestChatInPseudoTerminalDenyAndResume(t *testing.T) {
 	if text, _ := msgs[1].TextContent(" "); !strings.Contains(text, "denied") {
 		t.Errorf("the denied reply says %q", text)
 	}
+}
+
+// A chat in-process killed with SIGKILL while a tool runs leaves the run
+// leased; the next chat on the store takes the same lease owner (its lock
+// slot is free again) and so closes the dead reply as it starts: the reply
+// is interrupted with its call answered, and the next prompt is answered
+// at once, not refused as running until the lease expires.
+func TestChatInProcessSurvivesSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and execs the binary")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "crash.db")
+	env := append(os.Environ(), "AGENTSCOPE_SERVER=", "AGENTSCOPE_MODEL=", "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "HOME="+dir)
+	cmd := exec.Command(bin, "chat", "--db", db, "--user", "tester")
+	cmd.Env = env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := new(syncBuffer)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, out, "continue it with --session")
+	sid := anySessionLine.FindStringSubmatch(out.String())[1]
+	io.WriteString(in, "wait 30 seconds\n")
+	waitFor(t, out, `→ wait {"seconds":30}`)
+	time.Sleep(200 * time.Millisecond) // the tool runs
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	next := exec.Command(bin, "chat", "--db", db, "--user", "tester", "--session", sid)
+	next.Env = env
+	next.Stdin = strings.NewReader("calculate 2+3\n")
+	got, err := next.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the chat after the kill: %v\n%s", err, got)
+	}
+	if !strings.Contains(string(got), "The calculate tool says: 2+3 = 5") || strings.Contains(string(got), "409") {
+		t.Fatalf("the chat after the kill did not answer at once:\n%s", got)
+	}
+	msgs := storedTranscript(t, db, "tester", sid)
+	if len(msgs) != 4 || msgs[1].FinishedReason != event.ReplyInterrupted || msgs[3].FinishedReason != event.ReplyCompleted {
+		t.Fatalf("stored transcript: %d messages", len(msgs))
+	}
+	var calls, interrupted int
+	for _, b := range msgs[1].Content {
+		switch b := b.(type) {
+		case *block.ToolCall:
+			calls++
+		case *block.ToolResult:
+			if b.State == block.ResultInterrupted {
+				interrupted++
+			}
+		}
+	}
+	if calls != 1 || interrupted != 1 {
+		t.Fatalf("the killed reply: %d calls, %d interrupted results", calls, interrupted)
+	}
+}
+
+// Two live chats on one store never share a lease owner; a slot freed is
+// taken again, with the same owner.
+func TestChatOwnerSlots(t *testing.T) {
+	dir := t.TempDir()
+	a, releaseA, ok := lockOwner(dir, "h", "k")
+	if !ok {
+		t.Fatal("no slot")
+	}
+	b, releaseB, ok := lockOwner(dir, "h", "k")
+	if !ok || b == a {
+		t.Fatalf("second owner %q (ok %v), first %q", b, ok, a)
+	}
+	defer releaseB()
+	releaseA()
+	again, releaseAgain, ok := lockOwner(dir, "h", "k")
+	if !ok || again != a {
+		t.Fatalf("after a release: %q, want %q", again, a)
+	}
+	releaseAgain()
 }

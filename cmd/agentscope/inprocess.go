@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -100,11 +104,33 @@ func (b *cancelBody) Close() error {
 	return b.r.Close()
 }
 
-// inProcessLease is the lease of an in-process chat's runs. A chat has no
-// address to make its lease owner stable across restarts (as serve's is),
-// so a chat killed mid-run leaves a lease another process must wait out:
-// a short one keeps that wait short.
+// inProcessLease is the lease of an in-process chat's runs: short, since
+// a chat killed mid-run without a stable owner (see chatOwner) leaves a
+// lease another process must wait out.
 const inProcessLease = 5 * time.Second
+
+// chatOwner is the lease owner of an in-process chat on the store db. A
+// chat has no address to make its owner stable across restarts, as
+// serve's is, so it takes one of a few lock slots per store and host
+// (lockOwner): a chat restarted after it died takes its slot again and
+// closes its dead runs at once, and two live chats never share an owner.
+// Without a lock it is a fresh id; release is then a no-op.
+func chatOwner(db string) (owner string, release func()) {
+	host, _ := os.Hostname()
+	key := db
+	if !strings.HasPrefix(db, "postgres://") && !strings.HasPrefix(db, "postgresql://") {
+		if abs, err := filepath.Abs(db); err == nil {
+			key = abs
+		}
+	}
+	if cache, err := os.UserCacheDir(); err == nil {
+		sum := sha256.Sum256([]byte(host + "\x00" + key))
+		if owner, release, ok := lockOwner(filepath.Join(cache, "agentscope", "chat-owners"), host, hex.EncodeToString(sum[:8])); ok {
+			return owner, release
+		}
+	}
+	return "chat@" + host + "/" + stamp.Default.NewID(), func() {}
+}
 
 // startInProcess opens the store, builds the agents and starts the server
 // of a chat without --server, and points cfg at it. stop shuts it all down
@@ -133,10 +159,10 @@ func startInProcess(ctx context.Context, inv *invocation, cfg *chatConfig, db, c
 		inv.Errorf("open %s: %v", db, err)
 		return nil, exitFailure
 	}
-	host, _ := os.Hostname()
-	srv, err := server.New(server.Config{Store: store, Agents: agents, Owner: "chat@" + host + "/" + stamp.Default.NewID(),
-		LeaseTTL: inProcessLease, Logger: logger})
+	owner, releaseOwner := chatOwner(db)
+	srv, err := server.New(server.Config{Store: store, Agents: agents, Owner: owner, LeaseTTL: inProcessLease, Logger: logger})
 	if err != nil {
+		releaseOwner()
 		store.Close()
 		closeMCP()
 		inv.Errorf("%v", err)
@@ -153,6 +179,7 @@ func startInProcess(ctx context.Context, inv *invocation, cfg *chatConfig, db, c
 			inv.Errorf("shutdown: %v", err)
 		}
 		store.Close()
+		releaseOwner()
 		closeMCP()
 	}, exitOK
 }

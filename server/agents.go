@@ -79,7 +79,7 @@ func (s *Server) agentFor(ctx context.Context, w http.ResponseWriter, user, id s
 }
 
 // errNoAgent is an agent id that names no agent of the user.
-var errNoAgent = errors.New("Agent not found")
+var errNoAgent = errors.New("server: agent not found")
 
 // lookupAgent is agentFor without the answer: errNoAgent when the agent
 // does not exist, or its base is no longer served.
@@ -111,8 +111,10 @@ func (s *Server) lookupAgent(ctx context.Context, user, id string) (*Agent, erro
 		New: func(st *state.AgentState) (*agent.Agent, error) { return base.Derive(st, o) }}, nil
 }
 
+// agentError answers the error of an agent's lookup or update: an agent
+// that is not the user's (or was deleted meanwhile) is 404.
 func (s *Server) agentError(w http.ResponseWriter, err error) {
-	if errors.Is(err, errNoAgent) {
+	if errors.Is(err, errNoAgent) || errors.Is(err, session.ErrNotFound) {
 		writeDetail(w, http.StatusNotFound, "Agent not found")
 		return
 	}

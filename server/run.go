@@ -38,6 +38,9 @@ type run struct {
 	// closing is set once the run has stored everything and freed the
 	// lease: it only logs and publishes its last events.
 	closing atomic.Bool
+	// over is set once the run's last events are published: a stream
+	// opened from then on starts after them, not at the run's start.
+	over atomic.Bool
 
 	in       runInput
 	inputID  int64
@@ -223,6 +226,7 @@ func (r *run) exec() {
 		if len(held) > 0 && !r.log(bg, held) {
 			s.log.Error("server: the run's last events are lost", "session", r.key.SessionID)
 		}
+		r.over.Store(true)
 		s.mu.Lock()
 		delete(s.runs, r.key)
 		s.mu.Unlock()

@@ -260,6 +260,10 @@ func TestReconnectWithLastEventID(t *testing.T) {
 		if i%10 == 5 {
 			steps = append(steps, scripted.Pause(5*time.Millisecond))
 		}
+		if i == 3 {
+			// The reconnect below happens while the run is live.
+			steps = append(steps, scripted.Pause(400*time.Millisecond))
+		}
 	}
 	e := newEnv(t, []scripted.Turn{scripted.Stream(steps...), textTurn}, nil)
 	sid := e.createSession()
@@ -272,6 +276,9 @@ func TestReconnectWithLastEventID(t *testing.T) {
 		got = append(got, s.next())
 	}
 	s.close()
+	if st := e.status(sid); st != "running" {
+		t.Fatalf("status %q at the reconnect: the run is not live", st)
+	}
 	k := got[len(got)-1].seq
 	s2 := e.openStream(sid, "", "Last-Event-ID", fmt.Sprint(k))
 	got = append(got, s2.until(event.TypeReplyEnd)...)
@@ -294,6 +301,42 @@ func TestReconnectWithLastEventID(t *testing.T) {
 	}
 	if b := s3.beats.Load(); b == 0 {
 		t.Fatal("no heartbeat")
+	}
+}
+
+// A stream opened without a cursor while a run is live starts at that
+// run's first event, on the session's first run (seq 1) as on later ones;
+// opened between runs, it starts with the next event.
+func TestStreamWithoutCursorJoinsTheRun(t *testing.T) {
+	slow := scripted.Stream(scripted.Text("a"), scripted.Pause(300*time.Millisecond), scripted.Text("b"))
+	e := newEnv(t, []scripted.Turn{slow, slow}, nil)
+	sid := e.createSession()
+	var end int64
+	for run := range 2 {
+		if run == 1 {
+			idle := e.openStream(sid, "")
+			if r := e.chat(sid, userMsg("again")); r.code != 200 {
+				t.Fatal(r.body)
+			}
+			if first := idle.next(); first.ev.Type() != event.TypeReplyStart || first.seq != end+1 {
+				t.Fatalf("opened between runs: first event seq %d %s, want REPLY_START seq %d", first.seq, first.ev.Type(), end+1)
+			}
+			idle.close()
+		} else if r := e.chat(sid, userMsg("go")); r.code != 200 {
+			t.Fatal(r.body)
+		}
+		time.Sleep(50 * time.Millisecond) // inside the model's pause
+		if st := e.status(sid); st != "running" {
+			t.Fatalf("run %d: status %q, want running", run, st)
+		}
+		s := e.openStream(sid, "")
+		got := s.until(event.TypeReplyEnd)
+		s.close()
+		if got[0].ev.Type() != event.TypeReplyStart || got[0].seq != end+1 {
+			t.Fatalf("run %d: joined mid-run without a cursor: first event seq %d %s, want REPLY_START seq %d", run, got[0].seq, got[0].ev.Type(), end+1)
+		}
+		checkSeqs(t, got, end+1)
+		end = got[len(got)-1].seq
 	}
 }
 

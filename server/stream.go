@@ -28,8 +28,9 @@ func sinceOf(r *http.Request) (since int64, given, ok bool) {
 }
 
 // stream is GET /sessions/{sid}/stream: the session's events as SSE, from
-// the cursor on (without one: from the start of the run in progress, or
-// from now), then live, until the client leaves.
+// the cursor on (without one: from the first event of the run in progress
+// until its last events are published, or from now), then live, until the
+// client leaves.
 //
 // It subscribes before it reads the log, and skips what it already sent,
 // so no event is lost or sent twice between the replay and the live feed.
@@ -57,13 +58,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, user string) {
 		s.mu.Lock()
 		run := s.runs[k]
 		s.mu.Unlock()
-		if first := int64(0); run != nil {
+		// The run in progress is replayed from its first event, which is
+		// seq 1 on a new session: since 0 then means "from the start".
+		var first int64
+		if run != nil && !run.over.Load() {
 			first = run.firstSeq.Load()
-			if first > 0 {
-				since = first - 1
-			}
 		}
-		if since == 0 {
+		if first > 0 {
+			since = first - 1
+		} else {
 			last, err := s.store.LastSeq(r.Context(), k)
 			if err != nil {
 				s.storeError(w, err)

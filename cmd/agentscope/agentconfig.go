@@ -319,10 +319,10 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (server.A
 	return spec, nil
 }
 
-// buildAgents connects each agent's MCP servers and builds the agents;
-// close stops every MCP server started. Errors start with where(i), the
-// place agent i was given.
-func buildAgents(ctx context.Context, specs []agentSpec, where func(i int) string, logger *slog.Logger) (agents []server.Agent, close func(), err error) {
+// buildAgents connects each agent's MCP servers (with mcpBase's timeout
+// and reporting) and builds the agents; close stops every MCP server
+// started. Errors start with where(i), the place agent i was given.
+func buildAgents(ctx context.Context, specs []agentSpec, where func(i int) string, mcpBase mcpSetup, logger *slog.Logger) (agents []server.Agent, close func(), err error) {
 	var closers []func()
 	close = func() {
 		for _, c := range closers {
@@ -331,7 +331,9 @@ func buildAgents(ctx context.Context, specs []agentSpec, where func(i int) strin
 	}
 	for i := range specs {
 		s := &specs[i]
-		clients, closeMCP, err := connectMCP(ctx, s.MCP, logger)
+		setup := mcpBase
+		setup.Specs = s.MCP
+		clients, closeMCP, err := connectMCP(ctx, setup)
 		if err != nil {
 			close()
 			return nil, nil, fmt.Errorf("%smcp: %w", where(i), err)

@@ -24,7 +24,7 @@ func TestServeConfigExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.DiscardHandler)
-	agents, closeMCP, err := buildAgents(context.Background(), specs, func(int) string { return "" }, logger)
+	agents, closeMCP, err := buildAgents(context.Background(), specs, func(int) string { return "" }, mcpSetup{Logger: logger}, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

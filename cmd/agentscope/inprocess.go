@@ -148,7 +148,7 @@ func startInProcess(ctx context.Context, inv *invocation, cfg *chatConfig, db, c
 		}
 		where = func(i int) string { return fmt.Sprintf("--config %s: agents[%d].", config, i) }
 	}
-	agents, closeMCP, err := buildAgents(ctx, specs, where, logger)
+	agents, closeMCP, err := buildAgents(ctx, specs, where, mcpSetup{CallTimeout: defaultMCPTimeout, Logger: logger, Warnf: inv.Errorf}, logger)
 	if err != nil {
 		inv.Errorf("%v", err)
 		return nil, exitUsage

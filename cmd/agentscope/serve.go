@@ -24,7 +24,7 @@ import (
 func init() {
 	register("serve", command{
 		Summary: "serve agents over HTTP + SSE with durable sessions (SQLite by default, or Postgres)",
-		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--replica ID] [--lease DURATION] [-v] [--config FILE | [--id ID] [--model URI] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET|NAMES] [--mcp SPEC]... [--permission-mode MODE] [--max-iters N]]",
+		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--replica ID] [--lease DURATION] [--mcp-timeout DURATION] [-v] [--config FILE | [--id ID] [--model URI] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET|NAMES] [--mcp SPEC]... [--permission-mode MODE] [--max-iters N]]",
 		Run:     runServe,
 	})
 }
@@ -62,6 +62,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	fs.IntVar(&flagSpec.MaxIters, "max-iters", 0, "the reasoning-acting rounds of a reply (`N`; 0: the agent's default)")
 	var mcpSpecs specList
 	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server to the agent (repeatable): a command line or a URL, optionally prefixed `NAME=`")
+	mcpTimeout := mcpTimeoutFlag(fs)
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
@@ -109,7 +110,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 		}
 		specs = []agentSpec{flagSpec}
 	}
-	agents, closeMCP, err := buildAgents(ctx, specs, where, logger)
+	agents, closeMCP, err := buildAgents(ctx, specs, where, mcpSetup{CallTimeout: *mcpTimeout, Logger: logger, Warnf: inv.Errorf}, logger)
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitUsage

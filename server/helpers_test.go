@@ -77,7 +77,7 @@ func newEnv(t testing.TB, turns []scripted.Turn, edit func(*server.Config)) *env
 	t.Helper()
 	st := openStore(t)
 	e := &env{t: t, store: st, model: scripted.New("scripted", turns), waiting: make(chan struct{}, 16)}
-	cfg := server.Config{Store: st, Agents: []server.Agent{{ID: "a1", Name: "assistant", Description: "test agent", New: e.newAgent}},
+	cfg := server.Config{Store: st, Agents: []server.Agent{{ID: "a1", Name: "assistant", Description: "test agent", New: e.newAgent, Derive: e.deriveAgent}},
 		Heartbeat: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)}
 	if edit != nil {
 		edit(&cfg)
@@ -100,6 +100,11 @@ func newEnv(t testing.TB, turns []scripted.Turn, edit func(*server.Config)) *env
 }
 
 func (e *env) newAgent(st *state.AgentState) (*agent.Agent, error) {
+	return e.deriveAgent(st, server.Overrides{})
+}
+
+// deriveAgent is the test agent with a user's agent's settings.
+func (e *env) deriveAgent(st *state.AgentState, o server.Overrides) (*agent.Agent, error) {
 	note, err := tool.Func("save_note", "Save a note.", func(ctx context.Context, in struct {
 		Text string `json:"text"`
 	}) (string, error) {
@@ -124,7 +129,11 @@ func (e *env) newAgent(st *state.AgentState) (*agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return agent.New(agent.Config{Name: "assistant", Model: e.model, Toolkit: tk, State: st,
+	name := "assistant"
+	if o.Name != "" {
+		name = o.Name
+	}
+	return agent.New(agent.Config{Name: name, Model: e.model, Toolkit: tk, State: st, SystemPrompt: o.SystemPrompt, MaxIters: o.MaxIters,
 		RuntimeState: agent.RuntimeStateConfig{Disabled: true}, Logger: slog.New(slog.DiscardHandler)})
 }
 

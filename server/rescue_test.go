@@ -224,3 +224,86 @@ func TestRunEndStoredPartByPart(t *testing.T) {
 		t.Fatalf("log ends at %d, the stream at %d", last, evs[len(evs)-1].seq)
 	}
 }
+
+// A server started under the owner of its previous incarnation closes the
+// runs whose leases that owner still holds at once, in New, without
+// waiting for the leases (an hour here) to expire; another owner's live
+// lease is left alone.
+func TestRescueOwnLeasesAtStart(t *testing.T) {
+	var mine, theirs session.Key
+	e := newEnv(t, []scripted.Turn{textTurn}, func(c *server.Config) {
+		ctx := context.Background()
+		c.Owner = "serve@host/127.0.0.1:8080"
+		c.RescueInterval = -1 // only the rescue at start
+		dead := func(owner string) session.Key {
+			rec, err := c.Store.CreateSession(ctx, session.NewSession{UserID: user, AgentID: "a1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := session.Key{UserID: user, SessionID: rec.ID}
+			if _, err := c.Store.AcquireLease(ctx, k, owner, time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Store.EnqueueInput(ctx, k, json.RawMessage("["+userMsg("wait")+"]")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Store.ClaimInput(ctx, k, owner); err != nil {
+				t.Fatal(err)
+			}
+			rid := "r" + rec.ID[1:]
+			var batch []json.RawMessage
+			for _, ev := range []event.Event{
+				&event.ReplyStart{SessionID: rec.ID, ReplyID: rid, Name: "assistant"},
+				&event.ToolCallStart{ReplyID: rid, ToolCallID: "w1", ToolCallName: "wait"},
+				&event.ToolCallEnd{ReplyID: rid, ToolCallID: "w1"},
+				&event.ToolResultStart{ReplyID: rid, ToolCallID: "w1", ToolCallName: "wait"},
+			} {
+				event.Stamp(ev, nil)
+				batch = append(batch, event.Marshal(ev))
+			}
+			if _, err := c.Store.AppendEvents(ctx, k, batch); err != nil {
+				t.Fatal(err)
+			}
+			return k
+		}
+		mine, theirs = dead(c.Owner), dead("another-replica")
+	})
+	ctx := context.Background()
+	// New has returned: the rescue is done, nothing to wait for.
+	if s := e.status(mine.SessionID); s != "idle" {
+		t.Fatalf("own dead run: status %s, want idle", s)
+	}
+	l, err := e.store.GetLease(ctx, mine)
+	if err != nil || l.Owner != "" {
+		t.Fatalf("own dead run's lease after the start: %+v, %v", l, err)
+	}
+	evs, err := e.store.ReadEvents(ctx, mine, 4, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range evs {
+		d, err := event.Decode(ev.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(d.Type()))
+	}
+	if strings.Join(got, " ") != "TOOL_RESULT_TEXT_DELTA TOOL_RESULT_END REPLY_END" {
+		t.Fatalf("closing events %v", got)
+	}
+	page, err := e.store.ListMessages(ctx, mine, session.MessageQuery{Limit: 10})
+	if err != nil || len(page.Messages) != 1 {
+		t.Fatalf("transcript: %v, %v", page.Messages, err)
+	}
+	if n, _ := e.store.PendingInputs(ctx, mine); n != 0 {
+		t.Fatalf("%d inputs pending", n)
+	}
+	// Another owner's lease has not expired: that run may be alive.
+	if s := e.status(theirs.SessionID); s != "running" {
+		t.Fatalf("another owner's run: status %s, want running", s)
+	}
+	if n, _ := e.store.PendingInputs(ctx, theirs); n != 1 {
+		t.Fatalf("another owner's run: %d inputs pending, want 1", n)
+	}
+}

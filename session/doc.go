@@ -39,6 +39,10 @@
 //     each done when its effects are stored; an input claimed under a lease
 //     that ended without marking it done is handed out again, with its
 //     Attempts count, so delivery is at least once and visible as such.
+//   - agents: the agents users create over the API (POST /agent/): id
+//     (uuid4 hex), user_id (the owner), the server's config JSON,
+//     created_at, updated_at. Like sessions they are scoped by their user;
+//     DeleteAgent deletes the user's sessions of that agent with it.
 //   - schema_migrations: the schema version of a SQL backend. Each backend
 //     embeds its numbered SQL files and applies the missing ones, each in
 //     a transaction, when it opens; opening an up-to-date database changes
@@ -58,7 +62,10 @@
 // expired lease that was never released: Recoverable lists those sessions
 // (and those with inputs waiting and no run), so a restarted process, or
 // another replica within one TTL, closes the dead run as interrupted and
-// runs what is queued. Lease times come from the store's clock (Config.Now
+// runs what is queued. A process restarted under its predecessor's owner
+// need not wait for those leases to expire: HeldBy lists the sessions an
+// owner holds, and the runs its previous incarnation left are closed at
+// once. Lease times come from the store's clock (Config.Now
 // of each backend): the replicas' clocks must agree to well within a TTL.
 //
 // A server drives a run in this order: AcquireLease (ErrLeased means a run

@@ -211,6 +211,13 @@ type Leases interface {
 	// or an expired lease that was never released (its run died). A
 	// server calls it at start and periodically to rescue them.
 	Recoverable(ctx context.Context, limit int) ([]Key, error)
+	// HeldBy lists up to limit sessions, of every user, whose lease is
+	// owner's and was never released, expired or not. A server restarted
+	// under its previous incarnation's owner calls it at start: those
+	// runs died with that process, so they are closed at once instead of
+	// when their leases expire. Only an owner no live process shares may
+	// do that.
+	HeldBy(ctx context.Context, owner string, limit int) ([]Key, error)
 }
 
 // Inputs is each session's queue of run inputs, persisted before a run
@@ -294,6 +301,7 @@ type Store interface {
 	Leases
 	Inputs
 	Runs
+	Agents
 	// Close releases the backend's resources.
 	Close() error
 }

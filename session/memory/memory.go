@@ -32,6 +32,11 @@ type Store struct {
 	sessions map[string]*entry
 	created  int64 // creation counter: the order of sessions created in one microsecond
 	inputIDs atomic.Int64
+
+	// agents is guarded by mu, like the sessions map: DeleteAgent removes
+	// an agent and its sessions under one lock.
+	agents       map[session.AgentKey]*agentEntry
+	agentCreated int64
 }
 
 // entry is one session; its own mutex serializes the operations on it, so
@@ -64,7 +69,7 @@ func New(cfg Config) *Store {
 	if ids == nil {
 		ids = stamp.Default
 	}
-	return &Store{now: check.Clock(cfg.Now), ids: ids, sessions: map[string]*entry{}}
+	return &Store{now: check.Clock(cfg.Now), ids: ids, sessions: map[string]*entry{}, agents: map[session.AgentKey]*agentEntry{}}
 }
 
 // Close does nothing: there is nothing to release.

@@ -44,6 +44,9 @@ func Run(t *testing.T, open New) {
 		{"Recoverable", testRecoverable},
 		{"DeleteCascade", testDelete},
 		{"CallerBuffers", testBuffers},
+		{"Agents", testAgents},
+		{"DeleteAgent", testDeleteAgent},
+		{"HeldBy", testHeldBy},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -291,14 +291,20 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (server.A
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range servers {
-			ts = append(ts, c.Tools()...)
-		}
 		tk, err := tool.NewToolkit(ts)
 		if err != nil {
 			return nil, err
 		}
-		cfg := agent.Config{Name: name, Model: m, SystemPrompt: s.SystemPrompt, MaxIters: s.MaxIters, Toolkit: tk, State: st, Logger: logger}
+		// Each run mounts the servers' tools in its own toolkit, and their
+		// middlewares keep them current between its model calls.
+		var mws []agent.Middleware
+		for _, c := range servers {
+			if err := c.Mount(tk, ""); err != nil {
+				return nil, fmt.Errorf("MCP server %q: %w", c.Name(), err)
+			}
+			mws = append(mws, c.Middleware())
+		}
+		cfg := agent.Config{Name: name, Model: m, SystemPrompt: s.SystemPrompt, MaxIters: s.MaxIters, Toolkit: tk, State: st, Logger: logger, Middleware: mws}
 		if o.Name != "" {
 			cfg.Name = o.Name
 		}

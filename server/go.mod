@@ -7,6 +7,7 @@ require github.com/agentscope-go/agentscope v0.0.0
 replace github.com/agentscope-go/agentscope => ..
 
 require (
+	github.com/agentscope-go/agentscope/session/postgres v0.0.0
 	github.com/agentscope-go/agentscope/session/sqlite v0.0.0
 	go.uber.org/goleak v1.3.0
 )
@@ -17,6 +18,10 @@ require (
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/pgx/v5 v5.12.0 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
@@ -26,12 +31,16 @@ require (
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	go.opentelemetry.io/otel/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 	modernc.org/sqlite v1.62.0 // indirect
 )
 
-replace github.com/agentscope-go/agentscope/session/sqlite => ../session/sqlite
+replace (
+	github.com/agentscope-go/agentscope/session/postgres => ../session/postgres
+	github.com/agentscope-go/agentscope/session/sqlite => ../session/sqlite
+)

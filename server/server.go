@@ -50,6 +50,14 @@ type Config struct {
 	// (0: 256). A cut client reconnects with Last-Event-ID and loses
 	// nothing: the log has every event.
 	SubscriberBuffer int
+	// SubscriberBufferBytes bounds the bytes of the events an SSE client
+	// may have queued; one more batch beyond it cuts the client, as a full
+	// SubscriberBuffer does (0: 4 MiB). A client with nothing queued
+	// always takes the next batch, however large. Frames are encoded once
+	// and shared by every client of a session, so the slowest client
+	// pins at most this much (or one batch) per session, not this much
+	// per client.
+	SubscriberBufferBytes int64
 	// Version is reported by GET /health ("": "dev").
 	Version string
 	// Logger receives the server's errors and warnings (nil: slog.Default()).
@@ -143,6 +151,9 @@ func New(cfg Config) (*Server, error) {
 	if s.cfg.SubscriberBuffer <= 0 {
 		s.cfg.SubscriberBuffer = 256
 	}
+	if s.cfg.SubscriberBufferBytes <= 0 {
+		s.cfg.SubscriberBufferBytes = 4 << 20
+	}
 	if s.cfg.Version == "" {
 		s.cfg.Version = "dev"
 	}
@@ -151,6 +162,7 @@ func New(cfg Config) (*Server, error) {
 		s.log = slog.Default()
 	}
 	s.hub = newHub(s.cfg.SubscriberBuffer)
+	s.hub.budget = s.cfg.SubscriberBufferBytes
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.routes()
 	s.rescueAll(s.base)

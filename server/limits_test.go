@@ -3,6 +3,7 @@ package server_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/server"
 	"github.com/agentscope-go/agentscope/session"
@@ -153,5 +155,35 @@ func TestStreamClientLimit(t *testing.T) {
 			t.Fatalf("after a client left: %d", res.StatusCode)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The body limit is the message limit: a message that fits in a body is
+// taken and stored whole; one that does not is 413 and stores nothing.
+func TestBodyLimitIsTheMessageLimit(t *testing.T) {
+	const limit = 64 << 10
+	e := newEnv(t, []scripted.Turn{textTurn}, func(c *server.Config) { c.MaxBodyBytes = limit })
+	sid := e.createSession()
+	before := e.snap(sid)
+	over := strings.Repeat("y", limit)
+	if r := e.chat(sid, userMsg(over)); r.code != 413 || r.json(t)["detail"] == nil {
+		t.Fatalf("a message over the body limit: %d %s", r.code, r.body)
+	}
+	if after := e.snap(sid); after != before {
+		t.Fatalf("the refused message changed %+v to %+v", before, after)
+	}
+	text := strings.Repeat("x", limit-512)
+	s := e.openStream(sid, "?since=0")
+	if r := e.chat(sid, userMsg(text)); r.code != 200 {
+		t.Fatalf("a message within the body limit: %d %s", r.code, r.body)
+	}
+	s.until(event.TypeReplyEnd)
+	r := e.do("GET", "/sessions/"+sid+"/messages", user, "")
+	var page struct{ Messages []*message.Msg }
+	if err := json.Unmarshal([]byte(r.body), &page); err != nil || len(page.Messages) != 2 {
+		t.Fatalf("transcript %d %.200s", r.code, r.body)
+	}
+	if got, _ := page.Messages[0].TextContent(""); got != text {
+		t.Fatalf("stored %d bytes of a %d-byte message", len(got), len(text))
 	}
 }

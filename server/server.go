@@ -40,7 +40,14 @@ type Config struct {
 	// Heartbeat is the silence after which an SSE stream gets a ":"
 	// comment (0: 15s).
 	Heartbeat time.Duration
-	// MaxBodyBytes bounds a request body (0: 1 MiB); larger is 413.
+	// MaxBodyBytes bounds a request body (0: 1 MiB); larger is 413. It
+	// is also the bound on a message: every message a client gives
+	// arrives in one POST /chat/ body (a Msg, a list of them, or the
+	// results of an EXTERNAL_EXECUTION_RESULT), so a separate per-message
+	// cap would only split one body's budget between messages the run
+	// stores and sends to the model together anyway. What the server
+	// adds to a session itself, replies and tool results, is bounded by
+	// the model's output limit and by the tools.
 	MaxBodyBytes int64
 	// MaxStreamClients bounds the SSE clients of one session (0: 256);
 	// one more is 429.

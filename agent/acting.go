@@ -343,12 +343,18 @@ func (r *run) runTool(ctx context.Context, c *block.ToolCall, t tool.Tool, input
 	}
 	res := resp.Result(c.Name)
 	block.Fill(res, a.src)
-	a.st.AppendContext(a.src, a.name, res)
+	end := &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: res.State}
+	end.Metadata = maps.Clone(res.Metadata)
+	// The result is complete: cutting and offloading it is not abandoned
+	// half-way for a cancellation.
+	stored, err := r.truncateResult(context.WithoutCancel(ctx), res)
+	if err != nil {
+		return callDone, err
+	}
+	a.st.AppendContext(a.src, a.name, stored)
 	if err := c.Transition(block.CallFinished); err != nil {
 		return callDone, err
 	}
-	end := &event.ToolResultEnd{ReplyID: r.replyID, ToolCallID: c.ID, State: res.State}
-	end.Metadata = maps.Clone(res.Metadata)
 	if err := out.emit(end); err != nil {
 		return callDone, err
 	}

@@ -34,6 +34,7 @@ type Agent struct {
 	react   reactConfig
 	modelC  modelConfig
 	inject  injection
+	ctxCfg  ContextConfig
 	mws     middlewares
 	src     stamp.Source
 	// defaultSrc: src is stamp.Default, whose id and time come as a pair.
@@ -52,6 +53,8 @@ type Agent struct {
 	endSeen bool
 	soMu    sync.Mutex // guards the structured output written by its tool
 	msgBuf  []*message.Msg
+	// countBuf is the token count's message list, reused.
+	countBuf []*message.Msg
 }
 
 // reactConfig, modelConfig and injection are Config's fields as the loop
@@ -78,6 +81,7 @@ type injection struct {
 	TaskToolNames      []string
 	ExtraFields        []Field
 	EmitHintEvent      bool
+	ContextBufferRatio float64
 }
 
 // New builds an agent from cfg (see Config for the defaults). A Config
@@ -113,8 +117,10 @@ func New(cfg Config) (*Agent, error) {
 			InjectRuntimeState: !rs.Disabled, Timezone: rs.Timezone, TimeFormat: rs.TimeFormat,
 			TimeInterval: rs.TimeInterval.Hours(), Template: rs.Template, Source: rs.Source,
 			TaskToolNames: rs.TaskToolNames, ExtraFields: rs.ExtraFields, EmitHintEvent: !rs.NoHintEvent,
+			ContextBufferRatio: rs.ContextBufferRatio,
 		},
-		mws: sortMiddlewares(c.Middleware), src: c.Stamp, defaultSrc: c.Stamp == stamp.Default,
+		ctxCfg: c.Context,
+		mws:    sortMiddlewares(c.Middleware), src: c.Stamp, defaultSrc: c.Stamp == stamp.Default,
 		log: c.Logger, preempt: c.Preemption, now: c.Now,
 		runner: tool.Runner{Middlewares: c.ToolMiddleware, Stamp: c.Stamp, Grace: c.ToolGrace, Logger: c.Logger},
 	}

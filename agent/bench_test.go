@@ -2,12 +2,14 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"strconv"
 	"testing"
 
 	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/stamp"
 	"github.com/agentscope-go/agentscope/state"
@@ -116,6 +118,31 @@ func BenchmarkW3(b *testing.B) {
 				prior = append(prior, message.AssistantText("Friday", "answer "+strconv.Itoa(i)))
 			}
 			runReplies(b, []scripted.Turn{toolTurn10(), textTurn(100)}, []tool.Tool{benchEcho(b)}, prior)
+		})
+	}
+}
+
+// BenchmarkEstimate is the compression decision's token count before each
+// reasoning step (Estimator.CountTokens over the system prompt, the
+// history and the tools), for 200 and 2,000 prior messages.
+func BenchmarkEstimate(b *testing.B) {
+	tools := []model.ToolSchema{{Name: "echo", Description: "Test tool echo.", Parameters: json.RawMessage(inputSchema)}}
+	for _, n := range []int{200, 2000} {
+		b.Run("history="+strconv.Itoa(n), func(b *testing.B) {
+			msgs := []*message.Msg{message.SystemText("system", "You are a helpful assistant.")}
+			for i := range n / 2 {
+				msgs = append(msgs, message.UserText("user", "question "+strconv.Itoa(i)))
+				msgs = append(msgs, message.AssistantText("Friday", "answer "+strconv.Itoa(i)))
+			}
+			var e agent.Estimator
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.CountTokens(ctx, msgs, tools); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/msg")
 		})
 	}
 }

@@ -64,6 +64,9 @@ type Config struct {
 	// RuntimeState configures the runtime-state hint injected before model
 	// calls; its zero value is the reference's (on, in UTC).
 	RuntimeState RuntimeStateConfig
+	// Context configures tool-result truncation, image eviction and
+	// context compression; its zero value is the reference's (all on).
+	Context ContextConfig
 
 	// Middleware wraps the steps of every reply. Middleware[0] is the
 	// outermost layer of each onion and the first system-prompt transform.
@@ -126,6 +129,12 @@ type RuntimeStateConfig struct {
 	TaskToolNames []string
 	// ExtraFields are appended, in order, to an injection that fires.
 	ExtraFields []Field
+	// ContextBufferRatio: at the first step of a reply, the context's
+	// size is reported once it passes (Context.TriggerRatio −
+	// ContextBufferRatio) × Context.ContextSize, so the model knows a
+	// compression is near (0: 0.2; negative: 0, i.e. always reported;
+	// must be below the trigger ratio).
+	ContextBufferRatio float64
 	// NoHintEvent keeps the hint out of the stream (it is still stored in
 	// the context and sent to the model); by default a HINT_BLOCK event
 	// announces it.
@@ -198,6 +207,14 @@ func (c Config) withDefaults() (Config, error) {
 		return c, err
 	}
 	c.RuntimeState = rs
+	cc, err := c.Context.validate(c.Model)
+	if err != nil {
+		return c, err
+	}
+	c.Context = cc
+	if !rs.Disabled && rs.ContextBufferRatio >= cc.TriggerRatio {
+		return c, configErr("The 'context_buffer_ratio' of the injection config must be smaller than the 'trigger_ratio' of the context config, so that the context length is injected before the compression, got %v and %v.", rs.ContextBufferRatio, cc.TriggerRatio)
+	}
 	return c, nil
 }
 
@@ -221,6 +238,14 @@ func (ic RuntimeStateConfig) withDefaults() (RuntimeStateConfig, error) {
 	}
 	if ic.Source == "" {
 		ic.Source = DefaultInjectionSource
+	}
+	switch {
+	case ic.ContextBufferRatio == 0:
+		ic.ContextBufferRatio = 0.2
+	case ic.ContextBufferRatio < 0:
+		ic.ContextBufferRatio = 0
+	case ic.ContextBufferRatio > 1:
+		return ic, configErr("RuntimeState.ContextBufferRatio must be at most 1, got %v", ic.ContextBufferRatio)
 	}
 	if ic.TaskToolNames == nil {
 		ic.TaskToolNames = []string{"TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}

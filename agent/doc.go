@@ -39,9 +39,23 @@
 // it is visible, every unfinished tool call gets an interrupted result,
 // REPLY_END(interrupted) is emitted and the reply ends with the configured
 // fallback message. A context already done when a reply would start runs
-// nothing. Middleware hooks wrap the reply, reasoning, model call, acting
-// and permission steps as onions (the first middleware is the outermost
+// nothing. Middleware hooks wrap the reply, reasoning, model call, acting,
+// permission and context-compression steps as onions (the first middleware is the outermost
 // layer) and transform the system prompt as a pipeline.
+//
+// # Long contexts
+//
+// Config.Context (ContextConfig) keeps the context inside the model's
+// window, on by default as in the reference: a tool result past the limit
+// is stored cut, with a reminder naming where an Offloader saved the rest;
+// before every reasoning step the oldest images beyond the limit are
+// replaced by a reminder and, once the estimated input (a TokenCounter;
+// the reference's Estimator by default) passes the trigger, the older
+// messages are replaced by a structured summary the model writes. The
+// cut never separates a tool call from its result, a failed summary call
+// falls back to the previous summary, and the new context is swapped in
+// only once complete, so a cancellation leaves the state as it was. No
+// event announces a compression (the reference emits none).
 //
 // The reference is AgentScope 2.x's Agent._reply_impl; its behaviour, event
 // order and strings are reproduced exactly (see conformance/DEVIATIONS.md

@@ -20,9 +20,9 @@ var (
 
 // injectRuntimeState appends the runtime-state hint before a model call
 // when one of its fields fires (§3.8): the time (first injection, or older
-// than the interval, or in the future) and the task reminder. The
-// context-length field needs token counting and context compression, which
-// this engine does not do; it never fires.
+// than the interval, or in the future), the task reminder, and at a
+// reply's first step the context length once it nears the compression
+// threshold.
 func (r *run) injectRuntimeState() error {
 	a, st := r.a, r.a.st
 	ic := &a.inject
@@ -40,6 +40,19 @@ func (r *run) injectRuntimeState() error {
 	}
 	if text, ok := r.tasksDue(); ok {
 		fields = append(fields, Field{"tasks", text})
+	}
+	// The context length is checked only at a reply's first step, where
+	// the context has just grown by the new input.
+	if st.Reply.CurIter == 0 {
+		cc := &a.ctxCfg
+		n, _, _, err := r.inputTokens(r.ctx, cc)
+		if err != nil {
+			return err
+		}
+		size := float64(cc.ContextSize)
+		if float64(n) > max(0, cc.TriggerRatio-ic.ContextBufferRatio)*size {
+			fields = append(fields, Field{"context-length", pycompat.ContextLength(n, int(cc.TriggerRatio*size))})
+		}
 	}
 	if len(fields) == 0 {
 		return nil

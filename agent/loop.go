@@ -269,6 +269,9 @@ func (r *run) reasonStep(act action, ls *loopState) (outcome, error) {
 	if act.Hint != hintNone {
 		st.AppendContext(a.src, a.name, r.structuredHint(act.Hint))
 	}
+	if err := r.compressContext(); err != nil {
+		return 0, err
+	}
 	if err := r.injectRuntimeState(); err != nil {
 		return 0, err
 	}

@@ -111,6 +111,26 @@ type PermissionHandler func(ctx context.Context, in PermissionInput) (permission
 // then allows it at once) but still passes through the middlewares.
 type PermissionMiddleware func(ctx context.Context, a *Agent, in PermissionInput, next PermissionHandler) (permission.Decision, error)
 
+// CompressInput is what one context compression works on (the
+// reference's on_compress_context kwargs).
+type CompressInput struct {
+	// Config is the context configuration the compression applies; a
+	// middleware may pass next another (its zero fields mean the
+	// defaults).
+	Config ContextConfig
+	// Instructions, when set, are shown to the model with the messages
+	// to summarize, to guide the summary.
+	Instructions *block.Hint
+}
+
+// CompressHandler evicts images beyond the limit and compresses the
+// context if it passed the threshold.
+type CompressHandler func(ctx context.Context, in CompressInput) error
+
+// CompressMiddleware wraps the context compression that runs before every
+// reasoning step. Not calling next skips it.
+type CompressMiddleware func(ctx context.Context, a *Agent, in CompressInput, next CompressHandler) error
+
 // SystemPromptMiddleware transforms the system prompt; these run in order
 // (a pipeline, not an onion) before every model call.
 type SystemPromptMiddleware func(ctx context.Context, a *Agent, prompt string) (string, error)
@@ -153,11 +173,14 @@ type Middleware struct {
 	Acting       ActingMiddleware
 	Permission   PermissionMiddleware
 	SystemPrompt SystemPromptMiddleware
+	// CompressContext wraps the context compression (the reference's
+	// on_compress_context).
+	CompressContext CompressMiddleware
 }
 
 func (m Middleware) isZero() bool {
 	return m.Reply == nil && m.Reasoning == nil && m.ModelCall == nil && m.Acting == nil &&
-		m.Permission == nil && m.SystemPrompt == nil
+		m.Permission == nil && m.SystemPrompt == nil && m.CompressContext == nil
 }
 
 func (m Middleware) label(i int) string {
@@ -175,6 +198,7 @@ type middlewares struct {
 	acting     []ActingMiddleware
 	permission []PermissionMiddleware
 	prompt     []namedPrompt
+	compress   []CompressMiddleware
 }
 
 type namedPrompt struct {
@@ -183,7 +207,7 @@ type namedPrompt struct {
 }
 
 func (m *middlewares) any() bool {
-	return len(m.reply)+len(m.reasoning)+len(m.modelCall)+len(m.acting)+len(m.permission)+len(m.prompt) > 0
+	return len(m.reply)+len(m.reasoning)+len(m.modelCall)+len(m.acting)+len(m.permission)+len(m.prompt)+len(m.compress) > 0
 }
 
 func sortMiddlewares(mws []Middleware) middlewares {
@@ -206,6 +230,9 @@ func sortMiddlewares(mws []Middleware) middlewares {
 		}
 		if mw.SystemPrompt != nil {
 			m.prompt = append(m.prompt, namedPrompt{mw.label(i), mw.SystemPrompt})
+		}
+		if mw.CompressContext != nil {
+			m.compress = append(m.compress, mw.CompressContext)
 		}
 	}
 	return m
@@ -261,6 +288,15 @@ func (a *Agent) permissionChain(inner PermissionHandler) PermissionHandler {
 		h = func(ctx context.Context, in PermissionInput) (permission.Decision, error) {
 			return mw(ctx, a, in, next)
 		}
+	}
+	return h
+}
+
+func (a *Agent) compressChain(inner CompressHandler) CompressHandler {
+	h := inner
+	for i := len(a.mws.compress) - 1; i >= 0; i-- {
+		mw, next := a.mws.compress[i], h
+		h = func(ctx context.Context, in CompressInput) error { return mw(ctx, a, in, next) }
 	}
 	return h
 }

@@ -136,7 +136,9 @@ func TestMiddlewareOrder(t *testing.T) {
 	a, m = newAgent(t, []scripted.Turn{scripted.Reply(scripted.Text("x"))}, nil,
 		func(c *agent.Config) { c.SystemPrompt = "test prompt" }, withMW(agent.Middleware{SystemPrompt: promptAppender{"mw1", lb}.OnSystemPrompt}, agent.Middleware{SystemPrompt: promptAppender{"mw2", lb}.OnSystemPrompt}))
 	mustReply(t, a, user("test message"))
-	if got := lb.String(); got != "mw1_executed, mw2_executed" || !strings.Contains(string(m.Calls()[0].Messages), `"text":"test prompt [MW1] [MW2]"`) {
+	// MW-6: the pipeline runs twice per reply, for the compression check's
+	// token count and for the model input.
+	if got := lb.String(); got != "mw1_executed, mw2_executed, mw1_executed, mw2_executed" || !strings.Contains(string(m.Calls()[0].Messages), `"text":"test prompt [MW1] [MW2]"`) {
 		t.Fatalf("system prompt log %s, messages %s", got, m.Calls()[0].Messages)
 	}
 }

@@ -27,6 +27,9 @@ const (
 	defaultSystemPrompt = "You are a helpful assistant."
 	defaultModelName    = "mock-model"
 	defaultInputSchema  = `{"type":"object","properties":{"input":{"type":"string"}},"required":[]}`
+	// defaultContextSize is the runner contract's: the reference
+	// MockModel's 1000 would compress every scenario.
+	defaultContextSize = 100000
 )
 
 // SpecError reports a scenario the harness cannot build.
@@ -102,9 +105,31 @@ func build(spec *ojson.Object, src stamp.Source) (*harness, error) {
 		Preemption: preemption,
 		Logger:     slog.New(slog.DiscardHandler),
 	}
-	// stop_on_reject has no effect in the reference either, and the
-	// "context" settings (compression) are not implemented: both are
-	// accepted and ignored, as is injection.context_buffer_ratio.
+	// stop_on_reject has no effect in the reference either: it is
+	// accepted and ignored.
+	cfg.Context.ContextSize = defaultContextSize
+	if n, ok := getNum(ac, "context_size"); ok {
+		cfg.Context.ContextSize = int(n)
+	}
+	if co := getObj(ac, "context"); co != nil {
+		cc := &cfg.Context
+		cc.TriggerRatio, _ = getNum(co, "trigger_ratio")
+		cc.ReserveRatio, _ = getNum(co, "reserve_ratio")
+		cc.CompressionPrompt = getStr(co, "compression_prompt", "")
+		cc.SummaryTemplate = getStr(co, "summary_template", "")
+		if so := getObj(co, "summary_schema"); so != nil {
+			cc.SummarySchema = toJSON(so)
+		}
+		if n, ok := getNum(co, "tool_result_limit"); ok {
+			cc.ToolResultLimit = int(n)
+		}
+		if n, ok := getNum(co, "max_image_num"); ok {
+			cc.MaxImages = int(n)
+			if n == 0 {
+				cc.MaxImages = -1 // the reference's 0: no image kept
+			}
+		}
+	}
 	if n, ok := getNum(ac, "max_iters"); ok {
 		cfg.MaxIters = int(n)
 	}
@@ -126,6 +151,12 @@ func build(spec *ojson.Object, src stamp.Source) (*harness, error) {
 		rs.Template = getStr(io, "template", "")
 		rs.Source = getStr(io, "injection_source", "")
 		rs.NoHintEvent = !getBool(io, "emit_hint_event", true)
+		if n, ok := getNum(io, "context_buffer_ratio"); ok {
+			rs.ContextBufferRatio = n
+			if n == 0 {
+				rs.ContextBufferRatio = -1 // the reference's 0
+			}
+		}
 		if names := getArr(io, "task_tool_names"); names != nil {
 			rs.TaskToolNames = []string{}
 			for _, n := range names {

@@ -47,7 +47,8 @@ func benchCall(b *testing.B, tl tool.Tool) {
 	}
 }
 
-// Listing (and building) the tools of a server with 102 tools over stdio.
+// Listing the tools of a server with 102 tools over stdio, when they did
+// not change (warm: each tool is kept as it was, nothing is compiled).
 func BenchmarkListTools100(b *testing.B) {
 	c := connect(b, fakeConfig("sdk"))
 	if len(c.Tools()) != 102 {
@@ -55,6 +56,22 @@ func BenchmarkListTools100(b *testing.B) {
 	}
 	ctx := context.Background()
 	for b.Loop() {
+		if err := c.Refresh(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The same listing cold, as the first one at Connect: every tool is built
+// and its input schema compiled.
+func BenchmarkListTools100Cold(b *testing.B) {
+	c := connect(b, fakeConfig("sdk"))
+	if len(c.Tools()) != 102 {
+		b.Fatalf("%d tools", len(c.Tools()))
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		c.ForgetTools()
 		if err := c.Refresh(ctx); err != nil {
 			b.Fatal(err)
 		}

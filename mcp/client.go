@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
@@ -54,7 +56,18 @@ type Client struct {
 	name string
 	log  *slog.Logger
 
-	dialMu sync.Mutex // serializes reconnections
+	// dialSem serializes reconnections and listSem listings (each
+	// listing with the update of the toolkits it leads to, so a later
+	// listing always wins); both are channels so a waiter can give up
+	// with its context: sessions of a server share one client.
+	dialSem chan struct{}
+	listSem chan struct{}
+	// changes counts the events after which the tools may differ from
+	// the last listing (a list_changed notification, a call answered by
+	// a server that announces list changes, a reconnection); listed is
+	// the count the last listing started at. Equal: nothing to do.
+	changes atomic.Uint64
+	listed  atomic.Uint64
 
 	mu       sync.Mutex
 	conn     *conn // nil while disconnected
@@ -82,6 +95,9 @@ type conn struct {
 	// cancel ends the context the transport was connected with, which
 	// the legacy SSE transport keeps its event stream on.
 	cancel context.CancelFunc
+	// listChanged: the server announced (capabilities.tools.listChanged)
+	// that it notifies changes of its tool list.
+	listChanged bool
 }
 
 type mount struct {
@@ -103,9 +119,14 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		log:     cfg.Logger,
 		refresh: make(chan struct{}, 1),
 		done:    make(chan struct{}),
+		dialSem: make(chan struct{}, 1),
+		listSem: make(chan struct{}, 1),
 	}
 	c.sdk = sdk.NewClient(&sdk.Implementation{Name: "agentscope-go", Version: "dev"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { c.signalRefresh() },
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			c.changes.Add(1)
+			c.signalRefresh()
+		},
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			if ch, ok := c.progress.Load(req.Params.ProgressToken); ok {
 				select {
@@ -128,12 +149,14 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		}
 	}
 	c.name = Sanitize(c.name)
+	gen := c.changes.Load()
 	tools, rejected, err := c.list(sctx, cn.sess)
 	if err != nil {
 		c.closeConn(cn)
 		return nil, c.startError(cn, fmt.Errorf("listing tools: %w", err))
 	}
 	c.conn, c.tools, c.rejected = cn, tools, rejected
+	c.listed.Store(gen)
 	c.wg.Add(1)
 	go c.refresher()
 	return c, nil
@@ -165,8 +188,13 @@ func (c *Client) Rejected() []error {
 // Mount adds the server's tools to tk, in group ("" or "basic": the
 // always-active basic group; a group that does not exist is created with
 // a description naming the server), and keeps them current: when the
-// server announces a changed tool list, the tools are replaced in tk, so
-// the next model call sees the new list.
+// tools are listed again, they are replaced in tk. An agent on tk that has
+// [Client.Middleware] re-lists them before each model call that may see
+// a change, so that call sees the list as the server has it — including
+// tools a call of the same reply made the server add. Without the
+// middleware, tk is updated in the background once the server's
+// notifications/tools/list_changed arrives, which may be after the next
+// model call.
 func (c *Client) Mount(tk *tool.Toolkit, group string) error {
 	if group == "" {
 		group = tool.BasicGroup
@@ -226,7 +254,8 @@ func (c *Client) signalRefresh() {
 }
 
 // refresher re-lists the tools after notifications/tools/list_changed and
-// after a reconnection; it exits when the client closes.
+// after a reconnection, for toolkits that no agent's [Client.Middleware]
+// keeps current; it exits when the client closes.
 func (c *Client) refresher() {
 	defer c.wg.Done()
 	for {
@@ -243,9 +272,9 @@ func (c *Client) refresher() {
 			case <-ctx.Done():
 			}
 		}()
-		err := c.Refresh(ctx)
+		err := c.sync(ctx)
 		cancel()
-		if err != nil && !errors.Is(err, errNotConnected) {
+		if err != nil && !errors.Is(err, errNotConnected) && !errors.Is(err, ErrClosed) {
 			select {
 			case <-c.done: // closing cut the listing short
 			default:
@@ -258,9 +287,38 @@ func (c *Client) refresher() {
 var errNotConnected = errors.New("not connected")
 
 // Refresh lists the server's tools now and updates Tools and the mounted
-// toolkits (the client does it by itself on notifications/tools/list_changed
-// and after reconnecting). It fails while the server is disconnected.
+// toolkits (the client does it by itself, see [Client.Mount]). It fails
+// while the server is disconnected.
 func (c *Client) Refresh(ctx context.Context) error {
+	if err := acquire(ctx, c.listSem); err != nil {
+		return err
+	}
+	defer func() { <-c.listSem }()
+	return c.relist(ctx, c.changes.Load())
+}
+
+// sync re-lists the tools if they may have changed since the last
+// listing, or waits for a listing under way: after it returns, the tools
+// reflect every change counted before it was called. When nothing
+// changed it is one atomic load.
+func (c *Client) sync(ctx context.Context) error {
+	if c.listed.Load() == c.changes.Load() {
+		return nil
+	}
+	if err := acquire(ctx, c.listSem); err != nil {
+		return err
+	}
+	defer func() { <-c.listSem }()
+	gen := c.changes.Load()
+	if c.listed.Load() == gen { // a listing that started after the change finished
+		return nil
+	}
+	return c.relist(ctx, gen)
+}
+
+// relist lists the tools and, on success, records that the tools reflect
+// the changes counted up to gen. The caller holds listSem.
+func (c *Client) relist(ctx context.Context, gen uint64) error {
 	c.mu.Lock()
 	cn, closed := c.conn, c.closed
 	c.mu.Unlock()
@@ -275,7 +333,49 @@ func (c *Client) Refresh(ctx context.Context) error {
 		return fmt.Errorf("mcp: listing the tools of %q: %w", c.name, err)
 	}
 	c.setTools(tools, rejected)
+	c.listed.Store(gen)
 	return nil
+}
+
+// acquire takes the one-slot semaphore sem, or gives up with ctx.
+func acquire(ctx context.Context, sem chan struct{}) error {
+	select {
+	case sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Middleware returns the agent middleware that makes each model call see
+// the server's tools as they are: before a reasoning step it re-lists
+// them when they may have changed since the last listing (the server
+// announced notifications/tools/list_changed, or the agent called one of
+// its tools and the server announces list changes, since its notification
+// may come after the call's result) and updates the toolkits the client
+// is mounted in. When nothing happened it asks nothing of the server. A
+// listing that fails (the server is down, say) is logged and the step
+// goes on with the tools as they were. Add it to agent.Config.Middleware
+// of every agent whose toolkit the client is mounted in.
+func (c *Client) Middleware() agent.Middleware {
+	return agent.Middleware{
+		Name: "mcp:" + c.name,
+		Reasoning: func(ctx context.Context, _ *agent.Agent, in agent.ReasoningInput, next agent.ReasoningHandler) iter.Seq2[agent.Item, error] {
+			return func(yield func(agent.Item, error) bool) {
+				lctx, cancel := context.WithTimeout(ctx, c.cfg.StartTimeout)
+				err := c.sync(lctx)
+				cancel()
+				if err != nil && ctx.Err() == nil && !errors.Is(err, errNotConnected) && !errors.Is(err, ErrClosed) {
+					c.log.Warn("mcp: refreshing the tool list before a model call failed", "server", c.name, "error", err)
+				}
+				for it, err := range next(ctx, in) {
+					if !yield(it, err) {
+						return
+					}
+				}
+			}
+		},
+	}
 }
 
 func (c *Client) setTools(tools []*remoteTool, rejected []error) {
@@ -283,6 +383,11 @@ func (c *Client) setTools(tools []*remoteTool, rejected []error) {
 	defer c.mu.Unlock()
 	if c.closed {
 		return
+	}
+	for _, err := range rejected {
+		if !slices.ContainsFunc(c.rejected, func(old error) bool { return old.Error() == err.Error() }) {
+			c.log.Warn("mcp: leaving out a tool with an unusable schema", "server", c.name, "error", err)
+		}
 	}
 	var gone []string
 	for _, old := range c.tools {
@@ -355,6 +460,9 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 		return nil, c.startError(cn, err)
 	}
 	cn.sess, cn.cancel = sess, cancel
+	if ir := sess.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Tools != nil {
+		cn.listChanged = ir.Capabilities.Tools.ListChanged
+	}
 	return cn, nil
 }
 
@@ -395,8 +503,12 @@ func (c *Client) closeConn(cn *conn) {
 // (at once after a drop, then no sooner than the backoff after each failed
 // attempt).
 func (c *Client) session(ctx context.Context) (*conn, error) {
-	c.dialMu.Lock()
-	defer c.dialMu.Unlock()
+	// Waiting for another caller's reconnection (up to StartTimeout)
+	// ends with ctx: an interrupt is answered at once.
+	if err := acquire(ctx, c.dialSem); err != nil {
+		return nil, err
+	}
+	defer func() { <-c.dialSem }()
 	c.mu.Lock()
 	switch {
 	case c.closed:
@@ -434,7 +546,8 @@ func (c *Client) session(ctx context.Context) (*conn, error) {
 	}
 	c.conn, c.backoff, c.lastErr = cn, 0, nil
 	c.mu.Unlock()
-	c.signalRefresh() // the server may have changed its tools meanwhile
+	c.changes.Add(1) // the server may have changed its tools meanwhile
+	c.signalRefresh()
 	c.log.Info("mcp: reconnected", "server", c.name)
 	return cn, nil
 }
@@ -477,7 +590,6 @@ func (c *Client) list(ctx context.Context, sess *sdk.ClientSession) ([]*remoteTo
 		}
 		rt, err := c.newTool(t, prev[t.Name])
 		if err != nil {
-			c.log.Warn("mcp: leaving out a tool with an unusable schema", "server", c.name, "tool", t.Name, "error", err)
 			rejected = append(rejected, err)
 			continue
 		}

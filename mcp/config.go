@@ -36,7 +36,7 @@ type Config struct {
 	Timeout time.Duration
 
 	// StartTimeout bounds starting the server, the handshake and the
-	// first tools listing (0: 30s).
+	// first tools listing, and each later listing (0: 30s).
 	StartTimeout time.Duration
 	// CallTimeout bounds each tool call (0: no bound but the caller's
 	// context). A call that exceeds it is an error result.

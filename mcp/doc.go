@@ -8,8 +8,12 @@
 // (streamable HTTP, or legacy SSE when the path ends in "/sse" or
 // "/messages/", as the reference selects it). [Connect] starts it, performs
 // the handshake and lists its tools; [Client.Tools] returns them and
-// [Client.Mount] puts them into a toolkit and keeps them current when the
-// server announces notifications/tools/list_changed.
+// [Client.Mount] puts them into a toolkit and keeps them current. With
+// [Client.Middleware] in the agent's configuration, every model call sees
+// the tools as the server has them then: they are listed again before a
+// model call when the server announced notifications/tools/list_changed
+// or answered a tool call since the last listing (its notification may
+// trail the result); when nothing happened, nothing is asked.
 //
 // The tools follow the reference's MCPTool: the name is
 // mcp__{server}__{tool} with every character outside [a-zA-Z0-9_-]

@@ -50,7 +50,12 @@ func ExampleConnect() {
 		scripted.Stream(scripted.ToolCall("call_1", "mcp__greeter__greet", `{"name":"Ada"}`)),
 		scripted.Stream(scripted.Text("Done.")),
 	})
-	a, _ := agent.New(agent.Config{Name: "Friday", Model: m, Toolkit: tk, RuntimeState: agent.RuntimeStateConfig{Disabled: true}})
+	a, _ := agent.New(agent.Config{
+		Name: "Friday", Model: m, Toolkit: tk,
+		// Each model call sees the server's current tools.
+		Middleware:   []agent.Middleware{c.Middleware()},
+		RuntimeState: agent.RuntimeStateConfig{Disabled: true},
+	})
 	res, err := a.Reply(ctx, []*message.Msg{message.UserText("user", "Greet Ada")})
 	if err != nil {
 		panic(err)

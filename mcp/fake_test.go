@@ -3,14 +3,16 @@ package mcp_test
 import (
 	"bufio"
 	"context"
-
 	"encoding/json"
+	"errors"
 	"fmt"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/block"
@@ -19,8 +21,12 @@ import (
 	"github.com/agentscope-go/agentscope/tool"
 )
 
-// fakeEnv makes the test binary a misbehaving stdio MCP server.
-const fakeEnv = "AGENTSCOPE_MCP_FAKE"
+// fakeEnv makes the test binary a misbehaving stdio MCP server; in mode
+// "dieonce", fakeMarkEnv names the file that marks its first start.
+const (
+	fakeEnv     = "AGENTSCOPE_MCP_FAKE"
+	fakeMarkEnv = "AGENTSCOPE_MCP_FAKE_MARK"
+)
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeEnv); mode != "" {
@@ -41,12 +47,27 @@ func fakeServer(mode string) {
 		os.Exit(3)
 	case "garbage":
 		fmt.Println("Starting up... this is a log line, not JSON")
+	case "dieonce":
+		// Started again (a reconnection), it never answers.
+		if _, err := os.Stat(os.Getenv(fakeMarkEnv)); err == nil {
+			mode = "silent"
+		} else if err := os.WriteFile(os.Getenv(fakeMarkEnv), nil, 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
+	var outMu sync.Mutex // the late notification of "adder" writes too
 	out := bufio.NewWriter(os.Stdout)
-	reply := func(id json.RawMessage, result string) {
-		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result)
+	write := func(line string) {
+		outMu.Lock()
+		defer outMu.Unlock()
+		fmt.Fprintln(out, line)
 		out.Flush()
 	}
+	reply := func(id json.RawMessage, result string) {
+		write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result))
+	}
+	added := false // "adder": the call of add added the tool added
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -64,13 +85,34 @@ func fakeServer(mode string) {
 		switch {
 		case mode == "silent" || mode == "garbage":
 			continue // never answers
+		case req.Method == "initialize" && mode == "adder":
+			reply(req.ID, fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"fake","version":"1"}}`, req.Params.ProtocolVersion))
 		case req.Method == "initialize":
 			reply(req.ID, fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1"}}`, req.Params.ProtocolVersion))
+		case req.Method == "tools/list" && mode == "adder":
+			tools := `{"name":"good","inputSchema":{"type":"object"}},{"name":"add","inputSchema":{"type":"object"}}`
+			if added {
+				tools += `,{"name":"added","inputSchema":{"type":"object"}}`
+			}
+			reply(req.ID, `{"tools":[`+tools+`]}`)
+		case req.Method == "tools/call" && mode == "adder" && req.Params.Name == "add":
+			added = true
+			reply(req.ID, `{"content":[{"type":"text","text":"added"}]}`)
+			// A debouncing server announces the change well after the
+			// result.
+			time.AfterFunc(2*time.Second, func() { write(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`) })
+		case req.Method == "tools/call" && mode == "dieonce":
+			os.Exit(1)
 		case req.Method == "tools/list":
 			reply(req.ID, `{"tools":[`+
 				`{"name":"good","inputSchema":{"type":"object","properties":{}}},`+
 				`{"name":"bad","inputSchema":{"type":"object","properties":{}}},`+
 				`{"name":"broken","inputSchema":{"type":"object","properties":{"a":{"type":"nonsense"}}}}]}`)
+		case req.Method == "tools/call" && mode == "midgarbage":
+			write("debug: handling a call (a log line on stdout)")
+			reply(req.ID, `{"content":[{"type":"text","text":"good answer"}]}`)
+		case req.Method == "tools/call" && mode == "hang":
+			continue // never answers a call
 		case req.Method == "tools/call" && req.Params.Name == "bad":
 			reply(req.ID, `{"content":"not a list"}`)
 		case req.Method == "tools/call":
@@ -205,4 +247,87 @@ func sdkServer() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// Misbehaviour during a call, not at startup: each call is a clear error
+// result within a bound, and the agent's other tool works after it.
+func TestBadCallsAgentGoesOn(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode, tool string
+		callTimeout      time.Duration
+		want             string // the error result starts with it
+	}{
+		{"garbage on stdout mid-call", "midgarbage", "good",
+			0, mcp.ErrorPrefix + `the connection to the MCP server "fake" failed (calling "tools/call": invalid character`},
+		{"hang mid-call", "hang", "good",
+			300 * time.Millisecond, mcp.ErrorPrefix + `the call to "good" timed out after 300ms`},
+		{"malformed result", "ok", "bad", 0, mcp.ErrorPrefix},
+		{"invalid schema", "ok", "broken", 0, "ToolNotFoundError: The tool named 'mcp__fake__broken' doesn't exist."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := fakeConfig(tc.mode)
+			cfg.CallTimeout = tc.callTimeout
+			c := connect(t, cfg)
+			local, err := tool.Func("local", "A local tool.", func(context.Context, struct{}) (string, error) { return "local answer", nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := newAgent(t, []scripted.Turn{
+				call("c1", "mcp__fake__"+tc.tool, `{}`), call("c2", "local", `{}`), done(),
+			}, []*mcp.Client{c}, local)
+			if err := a.Permissions().SetMode("bypass"); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			res := ask(t, a, "go")
+			took := time.Since(start)
+			if res.Outcome != agent.OutcomeCompleted {
+				t.Fatalf("outcome %s", res.Outcome)
+			}
+			rs := results(t, a)
+			if r := rs["c1"]; r.State != block.ResultError || !strings.HasPrefix(resultText(r), tc.want) {
+				t.Errorf("the bad call: %s %q, want it to start with %q", r.State, resultText(r), tc.want)
+			}
+			if r := rs["c2"]; r.State != block.ResultSuccess || resultText(r) != "local answer" {
+				t.Errorf("the healthy tool after it: %s %q", r.State, resultText(r))
+			}
+			if bound := tc.callTimeout + 3*time.Second; took > bound {
+				t.Errorf("the reply took %s, more than %s", took, bound)
+			}
+		})
+	}
+}
+
+// An interrupt that arrives while another caller reconnects (sessions of
+// serve share one client) is answered at once, not after the other
+// caller's StartTimeout.
+func TestInterruptWhileAnotherReconnects(t *testing.T) {
+	cfg := fakeConfig("dieonce")
+	cfg.Env = append(cfg.Env, fakeMarkEnv+"="+t.TempDir()+"/started")
+	cfg.StartTimeout = 3 * time.Second
+	c := connect(t, cfg)
+	good := lookup(t, c, "mcp__fake__good")
+	// The server exits on the call: the connection is gone.
+	if r := fold(t, run(t.Context(), good, map[string]any{})); r.State != block.ResultError {
+		t.Fatalf("the call that kills the server: %s %q", r.State, text(r))
+	}
+	// This call reconnects to a server that never answers the handshake.
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		for range good.Call(context.Background(), map[string]any{}) {
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // the first call holds the reconnection
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	var err error
+	for _, e := range good.Call(ctx, map[string]any{}) {
+		err = e
+	}
+	if took := time.Since(start); !errors.Is(err, context.Canceled) || took > time.Second {
+		t.Fatalf("the interrupted call ended with %v after %s", err, took)
+	}
+	<-first
 }

@@ -44,13 +44,15 @@ func newAgent(t testing.TB, turns []scripted.Turn, clients []*mcp.Client, extra 
 	if err != nil {
 		t.Fatal(err)
 	}
+	var mws []agent.Middleware
 	for _, c := range clients {
 		if err := c.Mount(tk, ""); err != nil {
 			t.Fatal(err)
 		}
+		mws = append(mws, c.Middleware())
 	}
 	a, err := agent.New(agent.Config{
-		Name: "Friday", Model: m, Toolkit: tk,
+		Name: "Friday", Model: m, Toolkit: tk, Middleware: mws,
 		RuntimeState: agent.RuntimeStateConfig{Disabled: true}, Logger: quiet,
 	})
 	if err != nil {

@@ -86,7 +86,12 @@ func (t *remoteTool) Call(ctx context.Context, input map[string]any) iter.Seq2[t
 	return func(yield func(tool.Chunk, error) bool) {
 		cn, err := t.c.session(ctx)
 		if err != nil {
-			yield(tool.Chunk{}, &CallError{Tool: t.name, Err: err})
+			if ctx.Err() != nil { // interrupted while waiting to reconnect
+				err = ctx.Err()
+			} else {
+				err = &CallError{Tool: t.name, Err: err}
+			}
+			yield(tool.Chunk{}, err)
 			return
 		}
 		callCtx, cancel := ctx, context.CancelFunc(func() {})
@@ -104,6 +109,12 @@ func (t *remoteTool) Call(ctx context.Context, input map[string]any) iter.Seq2[t
 		done := make(chan callResult, 1)
 		go func() { // exits when the call returns, which callCtx bounds
 			r, err := cn.sess.CallTool(callCtx, params)
+			if cn.listChanged {
+				// The call may have changed the server's tools, and its
+				// notification may come after this result: the next
+				// model call re-lists them (Client.Middleware).
+				t.c.changes.Add(1)
+			}
 			done <- callResult{r, err}
 		}()
 		for {

@@ -166,8 +166,13 @@ func TestInspectorServeMount(t *testing.T) {
 }
 
 // TestMain gives the tests a PostgreSQL (the server's crash tests run on
-// it) and removes the binary agentscopeBin built.
+// it) and removes the binary agentscopeBin built. With fakeMCPEnv set the
+// binary is a stdio MCP server instead (mcpfake_test.go).
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeMCPEnv); mode != "" {
+		fakeMCPServer(mode)
+		os.Exit(0)
+	}
 	code := postgrestest.Run(m)
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))

@@ -129,7 +129,7 @@ func TestRunMCPErrors(t *testing.T) {
 // serve's agent gets the --mcp servers' tools in every run's toolkit.
 func TestServeAgentMCPTools(t *testing.T) {
 	js := everythingJS(t)
-	clients, closeMCP, err := connectMCP(t.Context(), []string{"ev=node " + js + " stdio"}, slog.New(slog.DiscardHandler))
+	clients, closeMCP, err := connectMCP(t.Context(), mcpSetup{Specs: []string{"ev=node " + js + " stdio"}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

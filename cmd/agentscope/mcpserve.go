@@ -23,7 +23,7 @@ import (
 func init() {
 	register("mcp", command{
 		Summary: "serve an agent as an MCP server (stdio, or streamable HTTP with --http) whose tool \"ask\" sends it a message",
-		Usage:   "[--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--permission-mode MODE] [--http HOST:PORT [--token TOKEN]] [-v]",
+		Usage:   "[--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--mcp-timeout DURATION] [--permission-mode MODE] [--http HOST:PORT [--token TOKEN]] [-v]",
 		Run:     runMCP,
 	})
 }
@@ -47,6 +47,7 @@ func runMCP(ctx context.Context, inv *invocation) int {
 	verbose := fs.Bool("v", false, "log debug messages (to stderr)")
 	var mcpSpecs specList
 	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server to the agent (repeatable): a command line or a URL, optionally prefixed `NAME=`")
+	mcpTimeout := mcpTimeoutFlag(fs)
 	var mode modeFlag
 	fs.Var(&mode, "permission-mode", "the agent's permission `mode`: default, accept_edits, explore, bypass or dont_ask")
 	if code, done := parseFlags(fs, inv); done {
@@ -70,7 +71,7 @@ func runMCP(ctx context.Context, inv *invocation) int {
 	}
 	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: level}))
 
-	clients, closeMCP, err := connectMCP(ctx, mcpSpecs, logger)
+	clients, closeMCP, err := connectMCP(ctx, mcpSetup{Specs: mcpSpecs, CallTimeout: *mcpTimeout, Logger: logger, Warnf: inv.Errorf})
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitFailure

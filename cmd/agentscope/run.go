@@ -25,7 +25,7 @@ import (
 func init() {
 	register("run", command{
 		Summary: "send one prompt to a model through the agent loop and print the reply as it streams",
-		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout DURATION] [--mcp SPEC]... [--permission-mode MODE] [-v] PROMPT (or the prompt on stdin)",
+		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout DURATION] [--mcp SPEC]... [--mcp-timeout DURATION] [--permission-mode MODE] [-v] PROMPT (or the prompt on stdin)",
 		Run:     runRun,
 	})
 }
@@ -64,6 +64,7 @@ func runRun(ctx context.Context, inv *invocation) int {
 	timeout := fs.Duration("timeout", 0, "how long the model may stay silent before its response starts and between chunks (`duration`, e.g. 30s; default 2m; connecting has 10s)")
 	var mcpSpecs specList
 	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server (repeatable): a command line ('npx -y @scope/server arg') or a URL, optionally prefixed `NAME=`")
+	mcpTimeout := mcpTimeoutFlag(fs)
 	var mode modeFlag
 	fs.Var(&mode, "permission-mode", "the permission `mode`: default, accept_edits, explore (read-only), bypass or dont_ask (never ask)")
 	if code, done := parseFlags(fs, inv); done {
@@ -117,13 +118,20 @@ func runRun(ctx context.Context, inv *invocation) int {
 		inv.Errorf("%v", err)
 		return exitUsage
 	}
-	closeMCP, err := mountMCP(ctx, tk, mcpSpecs, logger)
+	// The MCP clients' warnings (a lost connection, a failed refresh)
+	// are not in the reply's output: they are shown.
+	mcpLevel := slog.LevelWarn
+	if *verbose {
+		mcpLevel = slog.LevelDebug
+	}
+	mcpLogger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: mcpLevel}))
+	mws, closeMCP, err := mountMCP(ctx, tk, mcpSetup{Specs: mcpSpecs, CallTimeout: *mcpTimeout, Logger: mcpLogger, Warnf: inv.Errorf})
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitFailure
 	}
 	defer closeMCP()
-	events, err := reply(ctx, replySetup{name: *name, model: m, system: *system, logger: logger, tools: tk, mode: mode.mode}, prompt)
+	events, err := reply(ctx, replySetup{name: *name, model: m, system: *system, logger: logger, tools: tk, mode: mode.mode, middleware: mws}, prompt)
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitFailure
@@ -184,12 +192,13 @@ type replySetup struct {
 	logger       *slog.Logger
 	tools        *tool.Toolkit
 	mode         permission.Mode // "": the default mode
+	middleware   []agent.Middleware
 }
 
 // reply starts one agent reply to a user prompt. It is the command's only
 // use of the agent API.
 func reply(ctx context.Context, s replySetup, prompt string) (iter.Seq2[event.Event, error], error) {
-	a, err := agent.New(agent.Config{Name: s.name, Model: s.model, SystemPrompt: s.system, Toolkit: s.tools, Logger: s.logger})
+	a, err := agent.New(agent.Config{Name: s.name, Model: s.model, SystemPrompt: s.system, Toolkit: s.tools, Middleware: s.middleware, Logger: s.logger})
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ import (
 func init() {
 	register("serve", command{
 		Summary: "serve agents over HTTP + SSE with durable sessions (SQLite by default, or Postgres)",
-		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--lease DURATION] [-v]",
+		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--mcp-timeout DURATION] [--lease DURATION] [-v]",
 		Run:     runServe,
 	})
 }
@@ -59,6 +59,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	verbose := fs.Bool("v", false, "log debug messages")
 	var mcpSpecs specList
 	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server to the agent (repeatable): a command line or a URL, optionally prefixed `NAME=`")
+	mcpTimeout := mcpTimeoutFlag(fs)
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
@@ -80,7 +81,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	}
 	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: level}))
 
-	clients, closeMCP, err := connectMCP(ctx, mcpSpecs, logger)
+	clients, closeMCP, err := connectMCP(ctx, mcpSetup{Specs: mcpSpecs, CallTimeout: *mcpTimeout, Logger: logger, Warnf: inv.Errorf})
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitFailure

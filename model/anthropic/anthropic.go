@@ -27,14 +27,15 @@ const (
 
 // Model is an Anthropic chat model. It is safe for concurrent use.
 type Model struct {
-	model     string
-	apiKey    string
-	baseURL   string
-	client    *http.Client
-	policy    transport.Policy
-	header    http.Header
-	src       stamp.Source
-	maxTokens int
+	contextSize int
+	model       string
+	apiKey      string
+	baseURL     string
+	client      *http.Client
+	policy      transport.Policy
+	header      http.Header
+	src         stamp.Source
+	maxTokens   int
 
 	thinkingMode    string // "", "enabled", "adaptive", "disabled"
 	thinkingBudget  int
@@ -160,6 +161,19 @@ func (m *Model) log() *slog.Logger {
 
 // Name returns the model's name.
 func (m *Model) Name() string { return m.model }
+
+// ContextSize is the context window the agent assumes (WithContextSize;
+// 200,000 by default, the reference's).
+func (m *Model) ContextSize() int {
+	if m.contextSize > 0 {
+		return m.contextSize
+	}
+	return 200000
+}
+
+// WithContextSize sets the context window in tokens the agent assumes
+// (its compression threshold is a share of it); n ≤ 0 keeps the default.
+func WithContextSize(n int) Option { return func(m *Model) { m.contextSize = max(n, 0) } }
 
 // Stream makes one streaming call. Formatting problems and HTTP failures
 // are yielded as a *model.Error before any chunk; see the package

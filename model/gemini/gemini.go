@@ -31,14 +31,15 @@ const (
 
 // Model is a Gemini chat model. It is safe for concurrent use.
 type Model struct {
-	model   string
-	apiKey  string
-	baseURL string
-	client  *http.Client
-	policy  transport.Policy
-	header  http.Header
-	src     stamp.Source
-	callID  func() string
+	contextSize int
+	model       string
+	apiKey      string
+	baseURL     string
+	client      *http.Client
+	policy      transport.Policy
+	header      http.Header
+	src         stamp.Source
+	callID      func() string
 
 	maxTokens       int
 	temperature     *float64
@@ -172,6 +173,19 @@ func (m *Model) log() *slog.Logger {
 
 // Name returns the model's name.
 func (m *Model) Name() string { return m.model }
+
+// ContextSize is the context window the agent assumes (WithContextSize;
+// 1,048,576 by default, the reference's).
+func (m *Model) ContextSize() int {
+	if m.contextSize > 0 {
+		return m.contextSize
+	}
+	return 1048576
+}
+
+// WithContextSize sets the context window in tokens the agent assumes
+// (its compression threshold is a share of it); n ≤ 0 keeps the default.
+func WithContextSize(n int) Option { return func(m *Model) { m.contextSize = max(n, 0) } }
 
 // Stream makes one streaming call. Formatting problems and HTTP failures
 // are yielded as a *model.Error before any chunk; see the package

@@ -33,6 +33,17 @@ func New(modelName string, opts ...Option) *Chat {
 // Name returns the model name sent in requests.
 func (m *Chat) Name() string { return m.model }
 
+// ContextSize is the context window the agent assumes (WithContextSize).
+func (m *Chat) ContextSize() int {
+	switch {
+	case m.c.contextSize > 0:
+		return m.c.contextSize
+	case m.c.profile.ContextSize > 0:
+		return m.c.profile.ContextSize
+	}
+	return 128000
+}
+
 // Stream makes one call. Errors before the first chunk are *model.Error
 // values classified from the HTTP status (retried first for 429, 5xx and
 // connection failures); errors after it end the stream and are never

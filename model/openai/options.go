@@ -43,6 +43,7 @@ type config struct {
 	summary      string
 	systemRole   string
 	providerName string
+	contextSize  int
 }
 
 func newConfig(p Profile, opts []Option) *config {
@@ -232,6 +233,12 @@ func WithEncryptedReasoning() Option { return func(c *config) { c.encrypted = tr
 // WithReasoningSummary sets reasoning.summary on the Responses API
 // ("auto", "concise", "detailed"); summaries stream as thinking.
 func WithReasoningSummary(s string) Option { return func(c *config) { c.summary = s } }
+
+// WithContextSize sets the context window in tokens the agent assumes
+// (its compression threshold is a share of it); n ≤ 0 keeps the default:
+// the profile's, else 128,000 for a Chat model and 200,000 for a
+// Responses model, the reference's.
+func WithContextSize(n int) Option { return func(c *config) { c.contextSize = max(n, 0) } }
 
 // WithSystemRole sets the role system messages take on the Responses API
 // ("developer" by default, or "system").

@@ -72,6 +72,10 @@ type Profile struct {
 	// InputTypes are the media types (globs like "image/*") the model
 	// accepts in user content and promoted tool results.
 	InputTypes []string
+	// ContextSize is the context window in tokens the agent assumes for
+	// the provider's models, the reference's default for it (0: the Chat
+	// class's 128,000; a Responses model's is always 200,000).
+	ContextSize int
 }
 
 // The built-in profiles.
@@ -94,12 +98,13 @@ var (
 	ProfileDeepSeek = Profile{
 		Name: "deepseek", BaseURL: "https://api.deepseek.com",
 		MaxTokensField: "max_tokens", Echo: EchoAlways, StringContent: true, Thinking: ThinkingType,
+		ContextSize: 65536,
 	}
 	// ProfileMoonshot is Moonshot's Kimi API.
 	ProfileMoonshot = Profile{
 		Name: "moonshot", BaseURL: "https://api.moonshot.cn/v1",
 		MaxTokensField: "max_tokens", Echo: EchoAlways, SendNames: true, Thinking: ThinkingType,
-		InlineImageURLs: true, InputTypes: []string{"image/*"},
+		InlineImageURLs: true, InputTypes: []string{"image/*"}, ContextSize: 131072,
 	}
 	// ProfileDashScope is Alibaba DashScope's compatible mode. Thinking is
 	// echoed only when asked for (WithReasoningEcho), as the reference does
@@ -107,21 +112,21 @@ var (
 	ProfileDashScope = Profile{
 		Name: "dashscope", BaseURL: "https://dashscope.aliyuncs.com/compatible-mode/v1",
 		MaxTokensField: "max_tokens", Echo: EchoNever, NoRequiredChoice: true, Thinking: ThinkingEnable,
-		AudioDataURL: true, InputTypes: []string{"image/*", "audio/*", "video/*"},
+		AudioDataURL: true, InputTypes: []string{"image/*", "audio/*", "video/*"}, ContextSize: 131072,
 	}
 	// ProfileXAI is xAI's REST API (the reference's gRPC SDK is not needed:
 	// the Chat wire carries the same content).
 	ProfileXAI = Profile{
 		Name: "xai", BaseURL: "https://api.x.ai/v1",
 		MaxTokensField: "max_tokens", Echo: EchoNever, OutputExcludesReasoning: true,
-		InputTypes: []string{"image/jpeg", "image/png"},
+		InputTypes: []string{"image/jpeg", "image/png"}, ContextSize: 131072,
 	}
 	// ProfileOllama is Ollama's OpenAI-compatible /v1 endpoint (the native
 	// /api/chat wire is model/ollama).
 	ProfileOllama = Profile{
 		Name: "ollama", BaseURL: "http://localhost:11434/v1",
 		MaxTokensField: "max_tokens", Echo: EchoNever,
-		InputTypes: []string{"image/*"},
+		InputTypes: []string{"image/*"}, ContextSize: 32768,
 	}
 )
 

@@ -37,6 +37,15 @@ func NewResponses(modelName string, opts ...Option) *Responses {
 // Name returns the model name sent in requests.
 func (m *Responses) Name() string { return m.model }
 
+// ContextSize is the context window the agent assumes (WithContextSize;
+// 200,000 by default, the reference's).
+func (m *Responses) ContextSize() int {
+	if m.c.contextSize > 0 {
+		return m.c.contextSize
+	}
+	return 200000
+}
+
 // Stream makes one call; the error contract is Chat.Stream's.
 func (m *Responses) Stream(ctx context.Context, req *model.Request) iter.Seq2[model.Chunk, error] {
 	return func(yield func(model.Chunk, error) bool) {

@@ -1,0 +1,10 @@
+package mcp
+
+// ForgetTools drops the client's tools, so the next listing builds every
+// tool anew, as the first one at Connect does (for the cold listing
+// benchmark).
+func (c *Client) ForgetTools() {
+	c.mu.Lock()
+	c.tools = nil
+	c.mu.Unlock()
+}

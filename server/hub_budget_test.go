@@ -21,7 +21,7 @@ func TestHubCutsSubscriberOverByteBudget(t *testing.T) {
 		fs := make([]frame, n)
 		for i := range fs {
 			seq++
-			fs[i] = newFrame(seq, big)
+			fs[i] = sized(seq, big)
 		}
 		return fs
 	}
@@ -71,13 +71,16 @@ func TestHubWithoutByteBudget(t *testing.T) {
 	k := session.Key{UserID: "u", SessionID: "s"}
 	sub := h.subscribe(k, 1)
 	for i := range 4 {
-		h.publish(k, []frame{newFrame(int64(i+1), bytes.Repeat([]byte("x"), 1<<20))})
+		h.publish(k, []frame{sized(int64(i+1), bytes.Repeat([]byte("x"), 1<<20))})
 	}
 	if sub.cut {
 		t.Fatal("cut within the batch count with no byte budget")
 	}
-	h.publish(k, []frame{newFrame(5, []byte(`{}`))})
+	h.publish(k, []frame{sized(5, []byte(`{}`))})
 	if !sub.cut {
 		t.Fatal("not cut past the batch count")
 	}
 }
+
+// sized is a frame of seq whose bytes are b (what the budget counts).
+func sized(seq int64, b []byte) frame { return frame{seq: seq, b: b} }

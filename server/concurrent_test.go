@@ -12,7 +12,7 @@ import (
 	"github.com/agentscope-go/agentscope/session"
 )
 
-// race posts body n times at once and returns the codes.
+// race runs post n times at once and returns the codes.
 func (e *env) race(n int, post func() response) []int {
 	codes := make([]int, n)
 	start := make(chan struct{})

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -101,7 +102,9 @@ type conn struct {
 }
 
 type mount struct {
-	tk    *tool.Toolkit
+	// tk is held weakly: a toolkit its agent dropped (a server builds one
+	// per run) is forgotten without an unmount.
+	tk    weak.Pointer[tool.Toolkit]
 	group string
 }
 
@@ -195,6 +198,10 @@ func (c *Client) Rejected() []error {
 // middleware, tk is updated in the background once the server's
 // notifications/tools/list_changed arrives, which may be after the next
 // model call.
+//
+// c holds tk weakly, so an agent built per run (as a server builds them)
+// may mount its own toolkit each time: a toolkit no longer used is
+// dropped from c with it.
 func (c *Client) Mount(tk *tool.Toolkit, group string) error {
 	if group == "" {
 		group = tool.BasicGroup
@@ -221,7 +228,7 @@ func (c *Client) Mount(tk *tool.Toolkit, group string) error {
 	if err != nil {
 		return err
 	}
-	c.mounts = append(c.mounts, mount{tk: tk, group: group})
+	c.mounts = append(c.liveMounts(), mount{tk: weak.Make(tk), group: group})
 	return nil
 }
 
@@ -405,12 +412,22 @@ func (c *Client) setTools(tools []*remoteTool, rejected []error) {
 	if len(gone) == 0 && len(add) == 0 {
 		return
 	}
+	c.mounts = c.liveMounts()
 	for _, m := range c.mounts {
-		m.tk.Remove(gone...)
-		if err := m.tk.Add(m.group, add...); err != nil {
+		tk := m.tk.Value()
+		if tk == nil {
+			continue
+		}
+		tk.Remove(gone...)
+		if err := tk.Add(m.group, add...); err != nil {
 			c.log.Warn("mcp: updating the toolkit failed", "server", c.name, "error", err)
 		}
 	}
+}
+
+// liveMounts drops the mounts whose toolkit is gone (c.mu held).
+func (c *Client) liveMounts() []mount {
+	return slices.DeleteFunc(c.mounts, func(m mount) bool { return m.tk.Value() == nil })
 }
 
 // dial starts a new session.

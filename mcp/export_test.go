@@ -8,3 +8,10 @@ func (c *Client) ForgetTools() {
 	c.tools = nil
 	c.mu.Unlock()
 }
+
+// Mounts counts the toolkits c still keeps current.
+func (c *Client) Mounts() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.liveMounts())
+}

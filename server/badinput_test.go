@@ -35,6 +35,17 @@ func TestBadInputs(t *testing.T) {
 	otherReply := strings.Replace(good, replyID, "0123456789abcdef0123456789abcdef", 1)
 	external := fmt.Sprintf(`{"type":"EXTERNAL_EXECUTION_RESULT","reply_id":%q,"execution_results":[{"type":"tool_result","id":"c1","name":"save_note","output":"x","state":"success"}]}`, replyID)
 	big := chat(sid, userMsg(strings.Repeat("x", 100<<10)))
+	// An agent of each user, created over the API.
+	mine := e.do("POST", "/agent/", user, `{"name":"helper"}`)
+	if mine.code != 201 {
+		t.Fatalf("create agent: %d %s", mine.code, mine.body)
+	}
+	myAgent := mine.json(t)["agent_id"].(string)
+	bobs := e.do("POST", "/agent/", "bob", `{"name":"bobs"}`)
+	if bobs.code != 201 {
+		t.Fatalf("create agent: %d %s", bobs.code, bobs.body)
+	}
+	bobAgent := bobs.json(t)["agent_id"].(string)
 
 	type tc struct {
 		name               string
@@ -86,12 +97,38 @@ func TestBadInputs(t *testing.T) {
 		{"patch with a non-string name", "PATCH", "/sessions/" + sid, user, `{"name":5}`, "", nil, 422},
 		{"create for an unknown agent", "POST", "/sessions/", user, `{"agent_id":"zz"}`, "", nil, 404},
 		{"create without agent_id", "POST", "/sessions/", user, `{}`, "", nil, 422},
+		{"create agent: malformed JSON", "POST", "/agent/", user, `{"name":`, "", nil, 422},
+		{"create agent: wrong content type", "POST", "/agent/", user, `{"name":"x"}`, "text/plain", nil, 422},
+		{"create agent: no name", "POST", "/agent/", user, `{"system_prompt":"x"}`, "", nil, 422},
+		{"create agent: null name", "POST", "/agent/", user, `{"name":null}`, "", nil, 422},
+		{"create agent: name not a string", "POST", "/agent/", user, `{"name":1}`, "", nil, 422},
+		{"create agent: blank name", "POST", "/agent/", user, `{"name":"  "}`, "", nil, 422},
+		{"create agent: system_prompt not a string", "POST", "/agent/", user, `{"name":"x","system_prompt":[]}`, "", nil, 422},
+		{"create agent: react_config not an object", "POST", "/agent/", user, `{"name":"x","react_config":3}`, "", nil, 422},
+		{"create agent: max_iters 0", "POST", "/agent/", user, `{"name":"x","react_config":{"max_iters":0}}`, "", nil, 422},
+		{"create agent: max_iters not a number", "POST", "/agent/", user, `{"name":"x","react_config":{"max_iters":"5"}}`, "", nil, 422},
+		{"create agent: unknown base", "POST", "/agent/", user, `{"name":"x","base_agent_id":"zz"}`, "", nil, 422},
+		{"create agent: a user's agent as base", "POST", "/agent/", user, fmt.Sprintf(`{"name":"x","base_agent_id":%q}`, myAgent), "", nil, 422},
+		{"patch a configured agent", "PATCH", "/agent/a1", user, `{"name":"x"}`, "", nil, 403},
+		{"delete a configured agent", "DELETE", "/agent/a1", user, "", "", nil, 403},
+		{"patch an unknown agent", "PATCH", "/agent/nope", user, `{"name":"x"}`, "", nil, 404},
+		{"delete an unknown agent", "DELETE", "/agent/nope", user, "", "", nil, 404},
+		{"patch another user's agent", "PATCH", "/agent/" + bobAgent, user, `{"name":"x"}`, "", nil, 404},
+		{"delete another user's agent", "DELETE", "/agent/" + bobAgent, user, "", "", nil, 404},
+		{"patch agent: malformed JSON", "PATCH", "/agent/" + myAgent, user, `{"name"`, "", nil, 422},
+		{"patch agent: blank name", "PATCH", "/agent/" + myAgent, user, `{"name":""}`, "", nil, 422},
+		{"patch agent: max_iters -1", "PATCH", "/agent/" + myAgent, user, `{"react_config":{"max_iters":-1}}`, "", nil, 422},
+		{"patch agent: another base", "PATCH", "/agent/" + myAgent, user, `{"base_agent_id":"other"}`, "", nil, 422},
+		{"create a session for another user's agent", "POST", "/sessions/", user, fmt.Sprintf(`{"agent_id":%q}`, bobAgent), "", nil, 404},
+		{"chat naming another user's agent", "POST", "/chat/", user, fmt.Sprintf(`{"agent_id":%q,"session_id":%q,"input":%s}`, bobAgent, sid, userMsg("x")), "", nil, 404},
+		{"wrong method on an agent", "GET", "/agent/" + myAgent, user, "", "", nil, 405},
 		{"wrong method", "PUT", "/chat/", user, `{}`, "", nil, 405},
 		{"wrong method on a session", "POST", "/sessions/" + sid + "/status", user, `{}`, "", nil, 405},
 		{"unknown route", "GET", "/nope", user, "", "", nil, 404},
 	}
 	k := session.Key{UserID: user, SessionID: sid}
 	before, bobBefore := e.snap(sid), bobSnap(t, e, bob.ID)
+	agentsBefore := agentsSnap(t, e)
 	for _, c := range cases {
 		hdr := append([]string{}, c.hdr...)
 		if c.ctype != "" {
@@ -111,6 +148,9 @@ func TestBadInputs(t *testing.T) {
 		if after := bobSnap(t, e, bob.ID); after != bobBefore {
 			t.Errorf("%s changed bob's session: %+v -> %+v", c.name, bobBefore, after)
 		}
+		if after := agentsSnap(t, e); after != agentsBefore {
+			t.Errorf("%s changed the agents: %s -> %s", c.name, agentsBefore, after)
+		}
 	}
 	if n, _ := e.store.PendingInputs(context.Background(), k); n != 0 {
 		t.Fatalf("%d inputs left pending", n)
@@ -123,6 +163,21 @@ func TestBadInputs(t *testing.T) {
 	if e.notes.Load() != 1 {
 		t.Fatalf("save_note ran %d times", e.notes.Load())
 	}
+}
+
+// agentsSnap is every agent alice and bob created, as stored.
+func agentsSnap(t *testing.T, e *env) string {
+	var b strings.Builder
+	for _, u := range []string{user, "bob"} {
+		recs, err := e.store.ListAgents(context.Background(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			fmt.Fprintf(&b, "%s %s %s %v;", r.UserID, r.ID, r.Config, r.UpdatedAt)
+		}
+	}
+	return b.String()
 }
 
 func bobSnap(t *testing.T, e *env, sid string) snapshot {

@@ -17,12 +17,15 @@
 // log and skips sequences it has sent. A client that falls behind its
 // bounded buffer is cut rather than buffered without bound.
 //
-// A run writes its events with a group commit: a per-run writer takes all
-// the events available, appends them in one AppendEvents call, then
-// publishes them. The batch holding the run's last event (REPLY_END or a
-// park) is published only after the reply is persisted and the lease
-// released, so a client that sees it finds the reply in GET /messages and
-// may post the next input at once.
+// A run costs few transactions (session.Runs): one starts it (the lease,
+// its input queued and claimed, the state read), one writes its first
+// events with the input messages, and one ends it (state, reply, input
+// done, lease freed, last events). In between, a per-run writer group
+// commits: it takes all the events available, appends them in one
+// AppendEvents call, then publishes them. The run's last event (REPLY_END
+// or a park) is logged and published only in the transaction that stores
+// the reply and frees the lease, so a client that sees it finds the reply
+// in GET /messages and may post the next input at once.
 //
 // # Why not River
 //
@@ -47,24 +50,39 @@
 // A run that died (the process was killed) leaves its input claimed and
 // its lease unreleased; the saved state is the one before the run, and
 // the log holds the run's events. The rescue folds the dead reply's
-// events into its message, answers every open tool call with an
-// interrupted result, writes REPLY_END(interrupted), and saves the
-// message into the transcript and the state's context. The agent package
-// has no entry point to close a reply cut mid-run from its partial
-// message, so this patch of the state is the server's: it does not add
-// the agent's interruption message or keep the reply's iteration count.
+// events into its message and hands it to agent.CloseCut, which answers
+// every open tool call with an interrupted result, ends the reply with
+// REPLY_END(interrupted) and puts it into the saved state's context; the
+// server saves the state and the message into the transcript, then logs
+// the closing events. Nothing of the dead run survives but its log, so
+// the agent's interruption message is not added and the reply's iteration
+// count is not kept.
 //
 // A process restarted with its predecessor's owner (agentscope serve on
-// the same host and address) finds that run's lease still its own and
-// may take it at once; the claim the dead run made is under the same
-// lease epoch, which the store does not hand out again, so the leftovers
-// are closed under a lease freed and taken anew (a new epoch).
+// the same host and address, or the same --replica id) does not wait for
+// those leases to expire: New asks the store for the sessions whose
+// leases its owner holds (session.Leases.HeldBy) and closes them before
+// it returns, since no run of the new process exists yet. The claim the
+// dead run made is under the same lease epoch, which the store does not
+// hand out again, so the leftovers are closed under a lease freed and
+// taken anew (a new epoch).
 //
 // # Deviations from the reference
 //
 //   - GET /health needs no token and no X-User-ID, so a load balancer can
 //     probe it; it tells nothing about any session.
-//   - POST /agent/ is not served (405): agents come from Config.Agents.
+//   - Agents: GET /agent/ lists the configured agents (Config.Agents,
+//     source "server", read-only: PATCH and DELETE are 403) and the
+//     user's own. POST /agent/ {"name", "system_prompt", "react_config":
+//     {"max_iters"}, "base_agent_id"} creates one of the user's, stored in
+//     the session store (so it outlives the process), on top of a
+//     configured agent that has Agent.Derive: the model, tools, MCP
+//     servers and permission mode stay the operator's, since a user
+//     choosing them could run commands or spend keys on the server's
+//     host. PATCH changes its name, prompt or max_iters (its base is
+//     fixed; a rename is 409 while one of its sessions runs or waits on a
+//     reply, which is found by its author's name); DELETE deletes it with
+//     its sessions (409 while one runs). Another user's agent is 404.
 //   - POST /chat/ refuses, with a 4xx and nothing stored, what the
 //     reference accepts and then fails (service.md §1.10): an unknown or
 //     foreign session or agent (404), null or an empty list, a message

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,6 +24,8 @@ import (
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/server"
 	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/session/postgres"
+	"github.com/agentscope-go/agentscope/session/postgres/postgrestest"
 	"github.com/agentscope-go/agentscope/session/sqlite"
 	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
@@ -35,7 +38,7 @@ const user = "alice"
 // wait (runs until cancelled).
 type env struct {
 	t     testing.TB
-	store *sqlite.Store
+	store session.Store
 	srv   *server.Server
 	hs    *httptest.Server
 	model *scripted.Model
@@ -44,18 +47,42 @@ type env struct {
 	waiting chan struct{}
 }
 
-func newEnv(t testing.TB, turns []scripted.Turn, edit func(*server.Config)) *env {
+// storeEnv names the store the tests and benchmarks of this package run
+// on: unset or "sqlite", a file in t.TempDir(); "postgres", a schema of
+// the PostgreSQL postgrestest gives (the one AGENTSCOPE_TEST_POSTGRES_URL
+// names, or a private one started for the test binary).
+const storeEnv = "AGENTSCOPE_SERVER_STORE"
+
+func openStore(t testing.TB) session.Store {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "test.db")})
+	var (
+		st  session.Store
+		err error
+	)
+	switch v := os.Getenv(storeEnv); v {
+	case "", "sqlite":
+		st, err = sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "test.db")})
+	case "postgres":
+		st, err = postgres.Open(context.Background(), postgres.Config{URL: postgrestest.Schema(t)})
+	default:
+		t.Fatalf("%s=%q: want sqlite or postgres", storeEnv, v)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
+	return st
+}
+
+func newEnv(t testing.TB, turns []scripted.Turn, edit func(*server.Config)) *env {
+	t.Helper()
+	st := openStore(t)
 	e := &env{t: t, store: st, model: scripted.New("scripted", turns), waiting: make(chan struct{}, 16)}
-	cfg := server.Config{Store: st, Agents: []server.Agent{{ID: "a1", Name: "assistant", Description: "test agent", New: e.newAgent}},
+	cfg := server.Config{Store: st, Agents: []server.Agent{{ID: "a1", Name: "assistant", Description: "test agent", New: e.newAgent, Derive: e.deriveAgent}},
 		Heartbeat: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)}
 	if edit != nil {
 		edit(&cfg)
 	}
+	var err error
 	e.srv, err = server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +100,11 @@ func newEnv(t testing.TB, turns []scripted.Turn, edit func(*server.Config)) *env
 }
 
 func (e *env) newAgent(st *state.AgentState) (*agent.Agent, error) {
+	return e.deriveAgent(st, server.Overrides{})
+}
+
+// deriveAgent is the test agent with a user's agent's settings.
+func (e *env) deriveAgent(st *state.AgentState, o server.Overrides) (*agent.Agent, error) {
 	note, err := tool.Func("save_note", "Save a note.", func(ctx context.Context, in struct {
 		Text string `json:"text"`
 	}) (string, error) {
@@ -97,7 +129,11 @@ func (e *env) newAgent(st *state.AgentState) (*agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return agent.New(agent.Config{Name: "assistant", Model: e.model, Toolkit: tk, State: st,
+	name := "assistant"
+	if o.Name != "" {
+		name = o.Name
+	}
+	return agent.New(agent.Config{Name: name, Model: e.model, Toolkit: tk, State: st, SystemPrompt: o.SystemPrompt, MaxIters: o.MaxIters,
 		RuntimeState: agent.RuntimeStateConfig{Disabled: true}, Logger: slog.New(slog.DiscardHandler)})
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -14,14 +15,29 @@ type frame struct {
 	b   []byte // "id: <seq>\ndata: <json>\n\n"
 }
 
-func newFrame(seq int64, js []byte) frame {
-	b := make([]byte, 0, len(js)+32)
+func appendFrame(b []byte, seq int64, js []byte) []byte {
 	b = append(b, "id: "...)
 	b = strconv.AppendInt(b, seq, 10)
 	b = append(b, "\ndata: "...)
 	b = append(b, js...)
-	b = append(b, "\n\n"...)
-	return frame{seq: seq, b: b}
+	return append(b, "\n\n"...)
+}
+
+// newFrames makes the frames of a logged batch (event i has sequence
+// first+i) in one allocation.
+func newFrames(first int64, batch []json.RawMessage) []frame {
+	n := 0
+	for _, js := range batch {
+		n += len(js) + 32
+	}
+	buf := make([]byte, 0, n)
+	frames := make([]frame, len(batch))
+	for i, js := range batch {
+		start := len(buf)
+		buf = appendFrame(buf, first+int64(i), js)
+		frames[i] = frame{seq: first + int64(i), b: buf[start:len(buf):len(buf)]}
+	}
+	return frames
 }
 
 // hub fans the events a run has appended out to the session's SSE

@@ -4,9 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
-	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/session"
@@ -29,6 +28,36 @@ func (s *Server) rescueAll(ctx context.Context) {
 	for _, k := range keys {
 		if err := s.rescue(ctx, k); err != nil && !errors.Is(err, errRunning) {
 			s.log.Error("server: rescue", "session", k.SessionID, "err", err)
+		}
+	}
+}
+
+// rescueOwn closes, at start, the runs this owner's previous incarnation
+// left: their leases are this owner's and were never released, and no run
+// of this process has started yet, so every one of them died with that
+// process. They are closed at once instead of when their leases expire
+// (which the periodic rescue would wait for). A session the rescue cannot
+// close is left to the periodic rescue.
+func (s *Server) rescueOwn(ctx context.Context) {
+	tried := map[session.Key]bool{}
+	for {
+		keys, err := s.store.HeldBy(ctx, s.cfg.Owner, 100)
+		if err != nil {
+			s.log.Error("server: list the sessions this owner holds", "owner", s.cfg.Owner, "err", err)
+			return
+		}
+		progress := false
+		for _, k := range keys {
+			if tried[k] {
+				continue
+			}
+			tried[k], progress = true, true
+			if err := s.rescue(ctx, k); err != nil && !errors.Is(err, errRunning) {
+				s.log.Error("server: rescue", "session", k.SessionID, "err", err)
+			}
+		}
+		if !progress {
+			return
 		}
 	}
 }
@@ -118,13 +147,10 @@ func (s *Server) recoverLeftovers(ctx context.Context, k session.Key) error {
 }
 
 // closeDangling closes the last reply of the log when its run died in the
-// middle: it rebuilds the reply's message by folding its events, answers
-// its open tool calls as interrupted, writes REPLY_END(interrupted), and
-// saves the message into the transcript and the state's context.
-//
-// The agent has no entry point for this (see the package documentation),
-// so the state is patched here: the reply's message replaces the stored
-// one (or is appended after the run's input messages).
+// middle: it rebuilds the reply's message by folding its events, has
+// agent.CloseCut answer its open tool calls as interrupted and end it with
+// REPLY_END(interrupted) in the saved state, and saves the message into
+// the transcript, then logs the closing events.
 func (s *Server) closeDangling(ctx context.Context, k session.Key, rawInput json.RawMessage) error {
 	var (
 		replyID, name, sessionID, created string
@@ -170,41 +196,6 @@ func (s *Server) closeDangling(ctx context.Context, k session.Key, rawInput json
 			s.log.Warn("server: fold a dead run's event", "session", k.SessionID, "type", ev.Type(), "err", err)
 		}
 	}
-	var closing []event.Event
-	results := map[string]*block.ToolResult{}
-	for _, b := range reply.Content {
-		if r, ok := b.(*block.ToolResult); ok {
-			results[r.ID] = r
-		}
-	}
-	for _, b := range reply.Content {
-		c, ok := b.(*block.ToolCall)
-		if !ok {
-			continue
-		}
-		res := results[c.ID]
-		if res != nil && res.State != block.ResultRunning && res.State != "" {
-			continue // answered
-		}
-		if res == nil {
-			closing = append(closing, &event.ToolResultStart{ReplyID: replyID, ToolCallID: c.ID, ToolCallName: c.Name})
-		}
-		closing = append(closing,
-			&event.ToolResultTextDelta{ReplyID: replyID, ToolCallID: c.ID, Delta: crashNotice},
-			&event.ToolResultEnd{ReplyID: replyID, ToolCallID: c.ID, State: block.ResultInterrupted})
-	}
-	closing = append(closing, &event.ReplyEnd{SessionID: sessionID, ReplyID: replyID, FinishedReason: event.ReplyInterrupted})
-	batch := make([]json.RawMessage, len(closing))
-	for i, ev := range closing {
-		event.Stamp(ev, nil)
-		if err := reply.AppendEvent(ev); err != nil {
-			return fmt.Errorf("server: fold the closing events: %w", err)
-		}
-		batch[i] = ev.AppendJSON(nil)
-	}
-
-	// The state and the transcript first, then the events that announce
-	// the close.
 	saved, err := s.store.LoadState(ctx, k)
 	if err != nil {
 		return err
@@ -216,17 +207,24 @@ func (s *Server) closeDangling(ctx context.Context, k session.Key, rawInput json
 			return err
 		}
 	}
-	if t := st.Tail(); t != nil && t.ID == replyID {
-		st.Context[len(st.Context)-1] = reply
-	} else {
-		if in, err := parseInput(rawInput, true); err == nil && in.kind == inputMsgs {
-			for _, m := range in.msgs {
-				st.Context = append(st.Context, m)
-			}
-		}
-		st.Context = append(st.Context, reply)
+	var input []*message.Msg
+	if in, err := parseInput(rawInput, true); err == nil && in.kind == inputMsgs {
+		input = in.msgs
 	}
-	st.Reply = state.ReplyContext{ReplyID: replyID}
+	if st.SessionID == "" {
+		st.SessionID = sessionID
+	}
+	closing, err := agent.CloseCut(st, reply, input, crashNotice)
+	if err != nil {
+		return err
+	}
+	batch := make([]json.RawMessage, len(closing))
+	for i, ev := range closing {
+		batch[i] = ev.AppendJSON(nil)
+	}
+
+	// The state and the transcript first, then the events that announce
+	// the close.
 	if _, err := s.store.SaveState(ctx, k, saved.Version, st.AppendJSON(nil)); err != nil {
 		return err
 	}
@@ -237,10 +235,6 @@ func (s *Server) closeDangling(ctx context.Context, k session.Key, rawInput json
 	if err != nil {
 		return err
 	}
-	frames := make([]frame, len(batch))
-	for i, js := range batch {
-		frames[i] = newFrame(first+int64(i), js)
-	}
-	s.hub.publish(k, frames)
+	s.hub.publish(k, newFrames(first, batch))
 	return nil
 }

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -109,7 +110,8 @@ func TestRescueDeadRun(t *testing.T) {
 	checkSeqs(t, next, 11)
 }
 
-// gatedStore holds SaveState until the test opens the gate.
+// gatedStore holds every save of a state (SaveState, or WriteRun with a
+// state) until the test opens the gate.
 type gatedStore struct {
 	session.Store
 	entered, gate chan struct{}
@@ -119,6 +121,14 @@ func (g *gatedStore) SaveState(ctx context.Context, k session.Key, v int64, st j
 	g.entered <- struct{}{}
 	<-g.gate
 	return g.Store.SaveState(ctx, k, v, st)
+}
+
+func (g *gatedStore) WriteRun(ctx context.Context, k session.Key, w session.RunWrite) (session.RunWritten, error) {
+	if w.State != nil {
+		g.entered <- struct{}{}
+		<-g.gate
+	}
+	return g.Store.WriteRun(ctx, k, w)
 }
 
 // State first, then the event: while the state of a parking run is being
@@ -146,18 +156,154 @@ func TestParkEventLoggedAfterState(t *testing.T) {
 			t.Fatal("the park is in the log before the state is saved")
 		}
 	}
-	// The replay gives what is logged (the batch holding the park is held
-	// back whole), then, once the state is saved, the rest.
+	// The replay gives what is logged: every event before the park, which
+	// waits for nothing; then, once the state is saved, the park alone.
 	replay := e.openStream(sid, "?since=0")
 	var got []sseEvent
 	for range evs {
 		got = append(got, replay.next())
 	}
 	open()
-	got = append(got, replay.until(event.TypeRequireUserConfirm)...)
+	rest := replay.until(event.TypeRequireUserConfirm)
+	if len(rest) != 1 {
+		t.Errorf("after the state was saved, %d events came (the park and %d held back with it), want the park alone", len(rest), len(rest)-1)
+	}
+	got = append(got, rest...)
 	checkSeqs(t, got, 1)
 	live.until(event.TypeRequireUserConfirm)
 	if s := e.status(sid); s != "awaiting_permission" {
 		t.Fatalf("status %s", s)
+	}
+}
+
+// endFailingStore fails the one-transaction end of a run (a WriteRun with
+// a state), as a store error or a lost lease would.
+type endFailingStore struct{ session.Store }
+
+func (f endFailingStore) WriteRun(ctx context.Context, k session.Key, w session.RunWrite) (session.RunWritten, error) {
+	if w.State != nil {
+		return session.RunWritten{}, errors.New("injected failure")
+	}
+	return f.Store.WriteRun(ctx, k, w)
+}
+
+// When the run's end cannot be stored in one transaction, its parts are
+// stored one by one: the state, the reply, the input done, the lease
+// freed, then the held-back events logged and published.
+func TestRunEndStoredPartByPart(t *testing.T) {
+	e := newEnv(t, []scripted.Turn{scripted.Stream(scripted.Text("Hi."))}, func(c *server.Config) { c.Store = endFailingStore{c.Store} })
+	sid := e.createSession()
+	s := e.openStream(sid, "")
+	if r := e.chat(sid, userMsg("hi")); r.code != 200 {
+		t.Fatal(r.body)
+	}
+	evs := s.until(event.TypeReplyEnd)
+	checkSeqs(t, evs, 1)
+	k := session.Key{UserID: user, SessionID: sid}
+	ctx := context.Background()
+	e.waitStatus(sid, "idle")
+	if l, err := e.store.GetLease(ctx, k); err != nil || l.Owner != "" {
+		t.Fatalf("lease %+v, %v", l, err)
+	}
+	if n, _ := e.store.PendingInputs(ctx, k); n != 0 {
+		t.Fatalf("%d inputs pending", n)
+	}
+	st, err := e.store.LoadState(ctx, k)
+	if err != nil || st.Version != 1 {
+		t.Fatalf("state version %d, %v", st.Version, err)
+	}
+	page, _ := e.store.ListMessages(ctx, k, session.MessageQuery{Limit: 10})
+	if len(page.Messages) != 2 {
+		t.Fatalf("transcript has %d messages", len(page.Messages))
+	}
+	var reply message.Msg
+	if err := json.Unmarshal(page.Messages[1].JSON, &reply); err != nil || reply.FinishedReason != event.ReplyCompleted {
+		t.Fatalf("reply %s", page.Messages[1].JSON)
+	}
+	if last, _ := e.store.LastSeq(ctx, k); last != evs[len(evs)-1].seq {
+		t.Fatalf("log ends at %d, the stream at %d", last, evs[len(evs)-1].seq)
+	}
+}
+
+// A server started under the owner of its previous incarnation closes the
+// runs whose leases that owner still holds at once, in New, without
+// waiting for the leases (an hour here) to expire; another owner's live
+// lease is left alone.
+func TestRescueOwnLeasesAtStart(t *testing.T) {
+	var mine, theirs session.Key
+	e := newEnv(t, []scripted.Turn{textTurn}, func(c *server.Config) {
+		ctx := context.Background()
+		c.Owner = "serve@host/127.0.0.1:8080"
+		c.RescueInterval = -1 // only the rescue at start
+		dead := func(owner string) session.Key {
+			rec, err := c.Store.CreateSession(ctx, session.NewSession{UserID: user, AgentID: "a1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := session.Key{UserID: user, SessionID: rec.ID}
+			if _, err := c.Store.AcquireLease(ctx, k, owner, time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Store.EnqueueInput(ctx, k, json.RawMessage("["+userMsg("wait")+"]")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Store.ClaimInput(ctx, k, owner); err != nil {
+				t.Fatal(err)
+			}
+			rid := "r" + rec.ID[1:]
+			var batch []json.RawMessage
+			for _, ev := range []event.Event{
+				&event.ReplyStart{SessionID: rec.ID, ReplyID: rid, Name: "assistant"},
+				&event.ToolCallStart{ReplyID: rid, ToolCallID: "w1", ToolCallName: "wait"},
+				&event.ToolCallEnd{ReplyID: rid, ToolCallID: "w1"},
+				&event.ToolResultStart{ReplyID: rid, ToolCallID: "w1", ToolCallName: "wait"},
+			} {
+				event.Stamp(ev, nil)
+				batch = append(batch, event.Marshal(ev))
+			}
+			if _, err := c.Store.AppendEvents(ctx, k, batch); err != nil {
+				t.Fatal(err)
+			}
+			return k
+		}
+		mine, theirs = dead(c.Owner), dead("another-replica")
+	})
+	ctx := context.Background()
+	// New has returned: the rescue is done, nothing to wait for.
+	if s := e.status(mine.SessionID); s != "idle" {
+		t.Fatalf("own dead run: status %s, want idle", s)
+	}
+	l, err := e.store.GetLease(ctx, mine)
+	if err != nil || l.Owner != "" {
+		t.Fatalf("own dead run's lease after the start: %+v, %v", l, err)
+	}
+	evs, err := e.store.ReadEvents(ctx, mine, 4, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range evs {
+		d, err := event.Decode(ev.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(d.Type()))
+	}
+	if strings.Join(got, " ") != "TOOL_RESULT_TEXT_DELTA TOOL_RESULT_END REPLY_END" {
+		t.Fatalf("closing events %v", got)
+	}
+	page, err := e.store.ListMessages(ctx, mine, session.MessageQuery{Limit: 10})
+	if err != nil || len(page.Messages) != 1 {
+		t.Fatalf("transcript: %v, %v", page.Messages, err)
+	}
+	if n, _ := e.store.PendingInputs(ctx, mine); n != 0 {
+		t.Fatalf("%d inputs pending", n)
+	}
+	// Another owner's lease has not expired: that run may be alive.
+	if s := e.status(theirs.SessionID); s != "running" {
+		t.Fatalf("another owner's run: status %s, want running", s)
+	}
+	if n, _ := e.store.PendingInputs(ctx, theirs); n != 1 {
+		t.Fatalf("another owner's run: %d inputs pending, want 1", n)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -35,8 +36,8 @@ type run struct {
 	started chan error
 	// firstSeq is the sequence of the run's first event (0 until known).
 	firstSeq atomic.Int64
-	// closing is set once the run has stored everything and freed the
-	// lease: it only logs and publishes its last events.
+	// closing is set once the agent has finished: the run only stores
+	// the reply and state, frees the lease and logs its last events.
 	closing atomic.Bool
 	// over is set once the run's last events are published: a stream
 	// opened from then on starts after them, not at the run's start.
@@ -108,34 +109,39 @@ func (s *Server) startRun(key session.Key, spec *Agent, in runInput) error {
 		s.runsWG.Done()
 		return err
 	}
-	if _, err := s.store.AcquireLease(ctx, key, s.cfg.Owner, s.cfg.LeaseTTL); err != nil {
+	// One transaction takes the lease, queues the input already claimed
+	// and reads the state; when it fails, it has taken nothing.
+	payload := in.marshal()
+	rs, err := s.store.StartRun(ctx, key, s.cfg.Owner, s.cfg.LeaseTTL, payload)
+	if err != nil {
 		if errors.Is(err, session.ErrLeased) {
 			return fail(errRunning, false)
 		}
 		return fail(err, false)
 	}
-	// A dead run's leftovers are closed before anything new runs on the
-	// session.
-	if err := s.recoverLeftovers(ctx, key); err != nil {
-		return fail(err, true)
-	}
-	queued, err := s.store.EnqueueInput(ctx, key, in.marshal())
-	if err != nil {
-		return fail(err, true)
-	}
-	claimed, err := s.store.ClaimInput(ctx, key, s.cfg.Owner)
-	if err != nil {
-		return fail(err, true)
-	}
-	if claimed.ID != queued.ID {
-		return fail(fmt.Errorf("server: claimed input %d, queued %d", claimed.ID, queued.ID), true)
+	claimed, st := rs.Input, rs.State
+	if rs.Pending > 0 {
+		// A dead run's leftovers are closed before anything new runs on
+		// the session, then the input is queued and claimed the long way.
+		if err := s.recoverLeftovers(ctx, key); err != nil {
+			return fail(err, true)
+		}
+		queued, err := s.store.EnqueueInput(ctx, key, payload)
+		if err != nil {
+			return fail(err, true)
+		}
+		if claimed, err = s.store.ClaimInput(ctx, key, s.cfg.Owner); err != nil {
+			return fail(err, true)
+		}
+		if claimed.ID != queued.ID {
+			return fail(fmt.Errorf("server: claimed input %d, queued %d", claimed.ID, queued.ID), true)
+		}
+		if st, err = s.store.LoadState(ctx, key); err != nil {
+			s.completeInput(key, claimed.ID)
+			return fail(err, true)
+		}
 	}
 	r.inputID = claimed.ID
-	st, err := s.store.LoadState(ctx, key)
-	if err != nil {
-		s.completeInput(key, r.inputID)
-		return fail(err, true)
-	}
 	r.version = st.Version
 	if st.JSON == nil {
 		r.st = state.New(nil)
@@ -208,24 +214,13 @@ func (r *run) exec() {
 	)
 	defer func() {
 		held := w.close()
-		if !first {
-			r.persist(bg, ag)
-		}
-		s.completeInput(r.key, r.inputID)
 		r.cancel()
 		close(r.renewEnd)
-		// The last events are logged once the reply and state are stored
-		// and the session is free, so whoever sees them — live or in a
-		// replay — can act on them at once. A run started here meanwhile
-		// waits for them (closing); another process could start one in
-		// between (a gap to close with several replicas).
+		// The agent is done: a run started here meanwhile waits for this
+		// one to end rather than being refused, and an interrupt waits
+		// and then reads what was stored.
 		r.closing.Store(true)
-		if err := s.store.ReleaseLease(bg, r.key, s.cfg.Owner); err != nil {
-			s.log.Warn("server: release lease", "session", r.key.SessionID, "err", err)
-		}
-		if len(held) > 0 && !r.log(bg, held) {
-			s.log.Error("server: the run's last events are lost", "session", r.key.SessionID)
-		}
+		r.finish(bg, ag, !first, held)
 		r.over.Store(true)
 		s.mu.Lock()
 		delete(s.runs, r.key)
@@ -271,14 +266,22 @@ func (r *run) exec() {
 			return
 		}
 		if first {
-			first = false
-			if err := r.begin(bg, ev, w); err != nil {
-				s.log.Error("server: run start", "session", r.key.SessionID, "err", err)
-			}
 			if r.in.kind != inputMsgs {
 				replyID, open = r.st.Reply.ReplyID, true
 			}
+			if err := r.begin(bg, ev, w); err != nil {
+				// Nothing of the run is stored: it did not start.
+				startErr = err
+				return
+			}
+			first = false
 			r.started <- nil
+			if !isTerminal(ev) {
+				if e, ok := ev.(*event.ReplyStart); ok {
+					replyID, open = e.ReplyID, true
+				}
+				continue // in the first batch
+			}
 		}
 		switch e := ev.(type) {
 		case *event.ReplyStart:
@@ -290,9 +293,25 @@ func (r *run) exec() {
 	}
 }
 
+// isTerminal tells the events after which a client may act on the stored
+// session: they are logged only once the reply and state are stored.
+func isTerminal(e event.Event) bool {
+	switch e.(type) {
+	case *event.ReplyEnd, *event.RequireUserConfirm, *event.RequireExternalExecution:
+		return true
+	}
+	return false
+}
+
 // out folds one event into the reply's message, then queues it for the
 // log.
 func (r *run) out(w *writer, ev event.Event) {
+	r.fold(ev)
+	w.emit(ev)
+}
+
+// fold applies one event to the reply's message.
+func (r *run) fold(ev event.Event) {
 	if st, ok := ev.(*event.ReplyStart); ok && (r.reply == nil || r.reply.ID != st.ReplyID) {
 		m, err := message.AssistantMsg(st.Name, nil, message.WithID(st.ReplyID), message.WithCreatedAt(st.CreatedAt))
 		if err == nil {
@@ -304,31 +323,61 @@ func (r *run) out(w *writer, ev event.Event) {
 			r.s.log.Debug("server: fold", "session", r.key.SessionID, "type", ev.Type(), "err", err)
 		}
 	}
-	w.emit(ev)
 }
 
-// begin runs before the run's first event: the input messages join the
-// transcript, and a resume announces its input and re-opens the reply.
+// begin runs at the run's first event and writes the first batch itself,
+// in one transaction, before the writer takes over: the input messages
+// join the transcript, and a resume announces its input and re-opens the
+// reply, with the first event unless it is terminal (then the writer holds
+// it back as any other).
 func (r *run) begin(ctx context.Context, first event.Event, w *writer) error {
+	var batch []event.Event
+	var msgs []session.Message
 	switch r.in.kind {
 	case inputMsgs:
-		msgs := make([]session.Message, len(r.in.msgs))
+		msgs = make([]session.Message, len(r.in.msgs))
 		for i, m := range r.in.msgs {
 			msgs[i] = session.Message{ID: m.ID, JSON: m.AppendJSON(nil)}
 		}
-		return r.s.store.UpsertMessages(ctx, r.key, msgs)
-	}
-	r.reply = r.storedReply(ctx, r.st.Reply.ReplyID)
-	switch r.in.kind {
 	case inputConfirm:
-		r.out(w, r.in.confirm)
+		batch = append(batch, r.in.confirm)
 	case inputExternal:
-		r.out(w, r.in.external)
+		batch = append(batch, r.in.external)
 	}
-	if _, ok := first.(*event.ReplyStart); !ok {
+	if _, ok := first.(*event.ReplyStart); !ok && r.in.kind != inputMsgs {
 		start := &event.ReplyStart{SessionID: r.st.SessionID, ReplyID: r.st.Reply.ReplyID, Name: r.spec.Name, Role: event.RoleAssistant}
 		event.Stamp(start, nil)
-		r.out(w, start)
+		batch = append(batch, start)
+	}
+	if !isTerminal(first) {
+		batch = append(batch, first)
+	}
+	if len(batch) == 0 && len(msgs) == 0 {
+		return nil
+	}
+	js := make([]json.RawMessage, len(batch))
+	for i, ev := range batch {
+		js[i] = w.encode(ev)
+	}
+	written, err := r.s.store.WriteRun(ctx, r.key, session.RunWrite{Messages: msgs, Events: js})
+	if err != nil {
+		return err
+	}
+	if len(js) > 0 {
+		r.firstSeq.CompareAndSwap(0, written.First)
+		r.s.hub.publish(r.key, newFrames(written.First, js))
+		// The subscribers just woken get the CPU before the agent goes on:
+		// with a fast model this goroutine would otherwise run the whole
+		// reply before they write the first event to their clients.
+		runtime.Gosched()
+	}
+	// The reply's message is read and folded only now, off the path to
+	// the first event.
+	if r.in.kind != inputMsgs {
+		r.reply = r.storedReply(ctx, r.st.Reply.ReplyID)
+	}
+	for _, ev := range batch {
+		r.fold(ev)
 	}
 	return nil
 }
@@ -351,38 +400,69 @@ func (r *run) storedReply(ctx context.Context, id string) *message.Msg {
 	return m
 }
 
-// persist saves the state the run left and the reply's message.
-func (r *run) persist(ctx context.Context, ag *agent.Agent) {
+// finish stores what the run leaves — the state, the reply's message, its
+// input done, the lease freed and the events held back — in one
+// transaction, then publishes those events: whoever sees them, live or in
+// a replay, finds the reply stored and the session free. ran is false for
+// a run that emitted nothing (then only its input and lease are settled).
+func (r *run) finish(ctx context.Context, ag *agent.Agent, ran bool, held []json.RawMessage) {
 	s := r.s
-	st, err := ag.State()
-	if err != nil {
-		s.log.Error("server: state after run", "session", r.key.SessionID, "err", err)
+	wr := session.RunWrite{Done: r.inputID, Release: s.cfg.Owner, Events: held}
+	if ran {
+		if st, err := ag.State(); err != nil {
+			s.log.Error("server: state after run", "session", r.key.SessionID, "err", err)
+		} else {
+			wr.State, wr.StateVersion = st.AppendJSON(nil), r.version
+		}
+		if r.reply != nil {
+			wr.Messages = []session.Message{{ID: r.reply.ID, JSON: r.reply.AppendJSON(nil)}}
+		}
+	}
+	written, err := s.store.WriteRun(ctx, r.key, wr)
+	if err == nil {
+		if len(held) > 0 {
+			s.hub.publish(r.key, newFrames(written.First, held))
+		}
 		return
 	}
-	if _, err := s.store.SaveState(ctx, r.key, r.version, st.AppendJSON(nil)); err != nil {
-		s.log.Error("server: save state", "session", r.key.SessionID, "err", err)
+	// One part failed (a state saved meanwhile, a lease lost): store
+	// what can be, each on its own, in the same order.
+	s.log.Warn("server: store the run's end", "session", r.key.SessionID, "err", err)
+	if wr.State != nil {
+		if _, err := s.store.SaveState(ctx, r.key, wr.StateVersion, wr.State); err != nil {
+			s.log.Error("server: save state", "session", r.key.SessionID, "err", err)
+		}
 	}
-	reply := r.reply
-	if reply == nil {
-		return
+	if len(wr.Messages) > 0 {
+		if err := s.store.UpsertMessages(ctx, r.key, wr.Messages); err != nil {
+			s.log.Error("server: save reply", "session", r.key.SessionID, "err", err)
+		}
 	}
-	if err := s.store.UpsertMessages(ctx, r.key, []session.Message{{ID: reply.ID, JSON: reply.AppendJSON(nil)}}); err != nil {
-		s.log.Error("server: save reply", "session", r.key.SessionID, "err", err)
+	s.completeInput(r.key, r.inputID)
+	if err := s.store.ReleaseLease(ctx, r.key, s.cfg.Owner); err != nil {
+		s.log.Warn("server: release lease", "session", r.key.SessionID, "err", err)
+	}
+	if len(held) > 0 && !r.log(ctx, held) {
+		s.log.Error("server: the run's last events are lost", "session", r.key.SessionID)
 	}
 }
 
 // writer is a run's group commit: it takes every event available, appends
-// them to the log in one AppendEvents call, then publishes them. A batch
-// holding a terminal event (REPLY_END, a park) is kept back, not even
-// logged, until either more events follow it or the run ends: then the run
-// logs and publishes it after the reply and state are stored (state first,
-// then the event), so a client that sees it — live or from a replay of the
-// log — finds the reply stored and the session free.
+// them to the log in one AppendEvents call, then publishes them. The last
+// terminal event of a batch (REPLY_END, a park) and whatever follows it
+// are kept back, not even logged, until either more events follow or the
+// run ends: then the run logs and publishes them with the reply and state
+// (finish), so a client that sees a terminal event — live or from a
+// replay of the log — finds the reply stored and the session free. The
+// events before it are logged at once.
 type writer struct {
 	r      *run
 	ch     chan item
 	result chan []json.RawMessage
 	failed bool
+	// buf is the run goroutine's encoding arena: events are encoded one
+	// after another into it, so an event costs no allocation of its own.
+	buf []byte
 }
 
 type item struct {
@@ -390,20 +470,29 @@ type item struct {
 	terminal bool
 }
 
+// arenaSize is the size of one encoding arena; a full one is left to the
+// events still referring to it and a new one started.
+const arenaSize = 64 << 10
+
 func newWriter(r *run) *writer {
 	w := &writer{r: r, ch: make(chan item, 4*maxBatch), result: make(chan []json.RawMessage, 1)}
 	go w.loop()
 	return w
 }
 
+// encode returns e's JSON, in the arena (run goroutine only).
+func (w *writer) encode(e event.Event) []byte {
+	if cap(w.buf)-len(w.buf) < 1024 {
+		w.buf = make([]byte, 0, arenaSize)
+	}
+	start := len(w.buf)
+	w.buf = e.AppendJSON(w.buf)
+	return w.buf[start:len(w.buf):len(w.buf)]
+}
+
 // emit queues one event (blocking while the log is behind).
 func (w *writer) emit(e event.Event) {
-	var terminal bool
-	switch e.(type) {
-	case *event.ReplyEnd, *event.RequireUserConfirm, *event.RequireExternalExecution:
-		terminal = true
-	}
-	w.ch <- item{js: e.AppendJSON(make([]byte, 0, 256)), terminal: terminal}
+	w.ch <- item{js: w.encode(e), terminal: isTerminal(e)}
 }
 
 // close ends the writer and returns the events it kept back, not logged.
@@ -415,38 +504,45 @@ func (w *writer) close() []json.RawMessage {
 func (w *writer) loop() {
 	r := w.r
 	ctx := context.WithoutCancel(r.ctx)
-	var held []json.RawMessage
+	var batch, held []json.RawMessage
 	for {
 		it, ok := <-w.ch
 		if !ok {
 			w.result <- held
 			return
 		}
-		batch := append(held, it.js)
+		batch = append(batch[:0], held...)
 		held = nil
-		terminal := it.terminal
-	drain:
-		for len(batch) < maxBatch {
+		last := -1 // index of the batch's last new terminal event
+		for {
+			if it.terminal {
+				last = len(batch)
+			}
+			batch = append(batch, it.js)
+			if len(batch) >= maxBatch {
+				break
+			}
 			select {
-			case it, ok := <-w.ch:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, it.js)
-				terminal = terminal || it.terminal
+			case it, ok = <-w.ch:
 			default:
-				break drain
+				ok = false
+			}
+			if !ok {
+				break
 			}
 		}
 		if w.failed {
 			continue
 		}
-		if terminal {
-			held = batch
-			continue
+		// Events held before and followed by new ones are released; the
+		// batch's last terminal event waits, with whatever follows it.
+		now := batch
+		if last >= 0 {
+			now, held = batch[:last], append([]json.RawMessage(nil), batch[last:]...)
 		}
-		if !w.r.log(ctx, batch) {
+		if !r.log(ctx, now) {
 			w.failed = true
+			held = nil
 			r.cancel()
 		}
 	}
@@ -464,10 +560,6 @@ func (r *run) log(ctx context.Context, batch []json.RawMessage) bool {
 		return false
 	}
 	r.firstSeq.CompareAndSwap(0, first)
-	frames := make([]frame, len(batch))
-	for i, js := range batch {
-		frames[i] = newFrame(first+int64(i), js)
-	}
-	r.s.hub.publish(r.key, frames)
+	r.s.hub.publish(r.key, newFrames(first, batch))
 	return true
 }

@@ -28,7 +28,12 @@ type Config struct {
 	// must carry ("Authorization: Bearer <token>"); "" requires none.
 	Token string
 	// Owner names this process in the store's leases ("": a fresh random
-	// id). Give each replica its own.
+	// id). Give each replica its own, and keep it across restarts (a
+	// replica id, or what makes the process unique on its host, like its
+	// listen address): New closes the runs whose leases Owner still holds
+	// at once, as its previous incarnation's, where another owner's dead
+	// runs wait for their leases to expire. So no two live processes may
+	// share one.
 	Owner string
 	// LeaseTTL is how long a run's lease lasts without renewal; a run
 	// renews it every LeaseTTL/3 (0: 30s). A crashed run's session is
@@ -85,6 +90,11 @@ type Agent struct {
 	// holds nothing in memory: keep it cheap (a model client shared
 	// between calls, a fresh toolkit).
 	New func(st *state.AgentState) (*agent.Agent, error)
+	// Derive, when set, makes this agent a base for the agents users
+	// create over POST /agent/: it builds a run's agent as New does, with
+	// the user's agent's Overrides in place of this agent's settings. nil:
+	// the agent cannot be a base.
+	Derive func(st *state.AgentState, o Overrides) (*agent.Agent, error)
 }
 
 // ErrConfig is wrapped by the configuration errors of New.
@@ -137,7 +147,8 @@ func New(cfg Config) (*Server, error) {
 		s.agents[a.ID] = a
 		s.order = append(s.order, a)
 	}
-	if s.cfg.Owner == "" {
+	ownOwner := s.cfg.Owner != ""
+	if !ownOwner {
 		s.cfg.Owner = "server-" + stamp.Default.NewID()
 	}
 	if s.cfg.LeaseTTL <= 0 {
@@ -172,6 +183,9 @@ func New(cfg Config) (*Server, error) {
 	s.hub.budget = s.cfg.SubscriberBufferBytes
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.routes()
+	if ownOwner {
+		s.rescueOwn(s.base)
+	}
 	s.rescueAll(s.base)
 	if s.cfg.RescueInterval > 0 {
 		s.bgWG.Add(1)

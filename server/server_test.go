@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -18,9 +19,24 @@ import (
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/session/postgres/postgrestest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if url := os.Getenv(clientEnv); url != "" {
+		os.Exit(runBenchClient(url))
+	}
+	if os.Getenv(storeEnv) == "postgres" {
+		goleak.VerifyTestMain(withPostgres{m})
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// withPostgres runs the tests with a PostgreSQL server (postgrestest.Run).
+type withPostgres struct{ m *testing.M }
+
+func (p withPostgres) Run() int { return postgrestest.Run(p.m) }
 
 var (
 	textTurn = scripted.Stream(scripted.Text("Hello"), scripted.Text(" world"))

@@ -31,20 +31,6 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		"components": map[string]string{"storage": status, "message_bus": status}})
 }
 
-type agentView struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-}
-
-func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, _ string) {
-	views := make([]agentView, 0, len(s.order))
-	for _, a := range s.order {
-		views = append(views, agentView{a.ID, a.Name, a.Description})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"agents": views, "total": len(views)})
-}
-
 // recordView is a SessionRecord on the wire (its state is not shown).
 type recordView struct {
 	ID        string          `json:"id"`
@@ -78,8 +64,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, user stri
 	if !ok {
 		return
 	}
-	if s.agents[agentID] == nil {
-		writeDetail(w, http.StatusNotFound, "Agent not found")
+	if _, ok := s.agentFor(r.Context(), w, user, agentID); !ok {
 		return
 	}
 	delete(fields, "agent_id")
@@ -149,6 +134,18 @@ func (s *Server) running(ctx context.Context, k session.Key) (bool, error) {
 // statusOf derives the status as the reference does: running while a run
 // holds the session, else what the tail of the saved context waits for.
 func (s *Server) statusOf(ctx context.Context, k session.Key, rec session.Record) (string, error) {
+	return s.deriveStatus(ctx, k, "", rec.AgentID)
+}
+
+// statusWith is statusOf for a session of the agent named name.
+func (s *Server) statusWith(ctx context.Context, k session.Key, name string) (string, error) {
+	return s.deriveStatus(ctx, k, name, "")
+}
+
+// deriveStatus derives the status; the agent's name (which authors the reply a
+// parked session waits on) is name, or looked up from agentID only when
+// the saved context is needed.
+func (s *Server) deriveStatus(ctx context.Context, k session.Key, name, agentID string) (string, error) {
 	run, err := s.running(ctx, k)
 	if err != nil || run {
 		return StatusRunning, err
@@ -161,9 +158,15 @@ func (s *Server) statusOf(ctx context.Context, k session.Key, rec session.Record
 	if err != nil {
 		return "", err
 	}
-	name := rec.AgentID
-	if a := s.agents[rec.AgentID]; a != nil {
-		name = a.Name
+	if name == "" {
+		name = agentID
+		a, err := s.lookupAgent(ctx, k.UserID, agentID)
+		switch {
+		case err == nil:
+			name = a.Name
+		case !errors.Is(err, errNoAgent):
+			return "", err
+		}
 	}
 	status := StatusIdle
 	for _, c := range st.AwaitingToolCalls(name) {
@@ -336,9 +339,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, user string) {
 		s.storeError(w, err)
 		return
 	}
-	spec := s.agents[agentID]
-	if spec == nil || rec.AgentID != agentID {
+	if rec.AgentID != agentID {
 		writeDetail(w, http.StatusNotFound, "Agent not found")
+		return
+	}
+	spec, ok := s.agentFor(r.Context(), w, user, agentID)
+	if !ok {
 		return
 	}
 	if err := s.startRun(k, spec, in); err != nil {
@@ -383,9 +389,8 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request, user string) 
 		s.storeError(w, err)
 		return
 	} else if st == StatusAwaitingPermission || st == StatusAwaitingExternalResult {
-		spec := s.agents[rec.AgentID]
-		if spec == nil {
-			writeDetail(w, http.StatusNotFound, "Agent not found")
+		spec, ok := s.agentFor(r.Context(), w, user, rec.AgentID)
+		if !ok {
 			return
 		}
 		if err := s.startRun(k, spec, runInput{kind: inputInterrupt}); err != nil && !errors.Is(err, errRunning) {

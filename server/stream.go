@@ -99,9 +99,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, user string) {
 			s.log.Warn("server: replay", "session", k.SessionID, "err", err)
 			return
 		}
+		var fb []byte
 		for _, e := range evs {
-			f := newFrame(e.Seq, e.JSON)
-			bw.Write(f.b)
+			fb = appendFrame(fb[:0], e.Seq, e.JSON)
+			bw.Write(fb)
 			last = e.Seq
 		}
 		if len(evs) < replayPage {

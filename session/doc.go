@@ -39,6 +39,10 @@
 //     each done when its effects are stored; an input claimed under a lease
 //     that ended without marking it done is handed out again, with its
 //     Attempts count, so delivery is at least once and visible as such.
+//   - agents: the agents users create over the API (POST /agent/): id
+//     (uuid4 hex), user_id (the owner), the server's config JSON,
+//     created_at, updated_at. Like sessions they are scoped by their user;
+//     DeleteAgent deletes the user's sessions of that agent with it.
 //   - schema_migrations: the schema version of a SQL backend. Each backend
 //     embeds its numbered SQL files and applies the missing ones, each in
 //     a transaction, when it opens; opening an up-to-date database changes
@@ -58,7 +62,10 @@
 // expired lease that was never released: Recoverable lists those sessions
 // (and those with inputs waiting and no run), so a restarted process, or
 // another replica within one TTL, closes the dead run as interrupted and
-// runs what is queued. Lease times come from the store's clock (Config.Now
+// runs what is queued. A process restarted under its predecessor's owner
+// need not wait for those leases to expire: HeldBy lists the sessions an
+// owner holds, and the runs its previous incarnation left are closed at
+// once. Lease times come from the store's clock (Config.Now
 // of each backend): the replicas' clocks must agree to well within a TTL.
 //
 // A server drives a run in this order: AcquireLease (ErrLeased means a run
@@ -67,6 +74,15 @@
 // CompleteInput, then ReleaseLease. A crash anywhere leaves either a
 // pending input or an expired lease, and Recoverable finds both. A resume
 // posted while a session is parked takes the same path.
+//
+// Runs gives that order in few transactions, each the calls it names with
+// their semantics: StartRun is the lease, the input queued and claimed and
+// the state read (it reports the inputs a dead run left instead of queuing,
+// for the caller to close them first under the lease it now holds), and
+// WriteRun stores any of a state, messages, events, an input done and the
+// lease's release, all or nothing. The server's chat path is StartRun, a
+// WriteRun of the first events with the input messages, AppendEvents
+// batches, and a WriteRun of everything the run leaves.
 //
 // A job engine was considered for this. River (github.com/riverqueue/river
 // v0.51, drivers riverpgxv5 and riversqlite) gives durable jobs, retries,

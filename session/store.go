@@ -211,6 +211,13 @@ type Leases interface {
 	// or an expired lease that was never released (its run died). A
 	// server calls it at start and periodically to rescue them.
 	Recoverable(ctx context.Context, limit int) ([]Key, error)
+	// HeldBy lists up to limit sessions, of every user, whose lease is
+	// owner's and was never released, expired or not. A server restarted
+	// under its previous incarnation's owner calls it at start: those
+	// runs died with that process, so they are closed at once instead of
+	// when their leases expire. Only an owner no live process shares may
+	// do that.
+	HeldBy(ctx context.Context, owner string, limit int) ([]Key, error)
 }
 
 // Inputs is each session's queue of run inputs, persisted before a run
@@ -230,6 +237,61 @@ type Inputs interface {
 	PendingInputs(ctx context.Context, k Key) (int, error)
 }
 
+// RunStart is what StartRun took and read.
+type RunStart struct {
+	Lease Lease
+	// Input is the input StartRun queued and claimed; zero when Pending
+	// is not.
+	Input Input
+	// Pending counts the inputs that were already waiting (a dead run's
+	// leftovers): then StartRun queued nothing.
+	Pending int
+	// State is the session's state, as LoadState.
+	State State
+}
+
+// RunWrite is one transaction of a run. Each part is optional; they apply
+// in this order, with the semantics and errors of the calls they name.
+type RunWrite struct {
+	// State, when not nil, is saved as SaveState(StateVersion, State).
+	State        json.RawMessage
+	StateVersion int64
+	// Messages, when any, are upserted as UpsertMessages.
+	Messages []Message
+	// Events, when any, are appended as AppendEvents.
+	Events []json.RawMessage
+	// Done, when not 0, is an input marked done as CompleteInput.
+	Done int64
+	// Release, when not "", is the owner whose lease is freed as
+	// ReleaseLease.
+	Release string
+}
+
+// RunWritten is what WriteRun stored.
+type RunWritten struct {
+	// First is the sequence of Events[0] (0 without events).
+	First int64
+	// Version is the state's new version (0 without State).
+	Version int64
+}
+
+// Runs is the run path in few transactions: a chat's start and each of
+// its writes are one transaction each instead of one per call above. A
+// write costs tens of microseconds on SQLite and a commit on Postgres,
+// and they sit between a POST /chat/ and its first event.
+type Runs interface {
+	// StartRun acquires the lease for owner, as AcquireLease (ErrLeased
+	// when another owner holds it), and reads the state. When no input is
+	// pending it also queues input and claims it under that lease, as
+	// EnqueueInput then ClaimInput; otherwise it queues nothing and
+	// reports Pending, and the caller, holding the lease, deals with the
+	// inputs left behind first.
+	StartRun(ctx context.Context, k Key, owner string, ttl time.Duration, input json.RawMessage) (RunStart, error)
+	// WriteRun stores w in one transaction: all of it, or nothing and an
+	// error.
+	WriteRun(ctx context.Context, k Key, w RunWrite) (RunWritten, error)
+}
+
 // Store is a whole backend. Implementations are safe for concurrent use.
 type Store interface {
 	Sessions
@@ -238,6 +300,8 @@ type Store interface {
 	EventLog
 	Leases
 	Inputs
+	Runs
+	Agents
 	// Close releases the backend's resources.
 	Close() error
 }

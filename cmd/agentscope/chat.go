@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,8 +26,8 @@ import (
 
 func init() {
 	register("chat", command{
-		Summary: "chat in the terminal with an agent of agentscope serve (its HTTP + SSE client)",
-		Usage:   "--server URL [--token TOKEN] [--user ID] [--session ID] [--agent ID]",
+		Summary: "chat in the terminal with an agent: of agentscope serve (its HTTP + SSE client), or in-process on the same store",
+		Usage:   "[--server URL [--token TOKEN] | [--db PATH|postgres://…] [--config FILE | --model URI]] [--user ID] [--session ID] [--agent ID]",
 		Run:     runChat,
 	})
 }
@@ -39,7 +41,11 @@ const exitInterrupted = 130
 
 // runChat is the terminal client of the server's HTTP API: one session,
 // one prompt a line of stdin, the session's SSE stream rendered as it
-// comes.
+// comes. With --server it talks to that server; without, it runs the
+// server in this process on the store of --db (serve's default,
+// ./agentscope.db, so a session started here continues under serve and
+// back) with serve's agents (--config, or --model, or the demo agent),
+// through an in-process transport: the same client, no socket.
 //
 // It handles SIGINT itself (main's context is cancelled by the first one,
 // which here must only interrupt the reply), so it runs on a context
@@ -47,11 +53,14 @@ const exitInterrupted = 130
 func runChat(ctx context.Context, inv *invocation) int {
 	fs := inv.Flags(commands[inv.Name])
 	var cfg chatConfig
-	fs.StringVar(&cfg.Server, "server", os.Getenv("AGENTSCOPE_SERVER"), "the server's base `URL`, e.g. http://127.0.0.1:8080 (default $AGENTSCOPE_SERVER)")
+	fs.StringVar(&cfg.Server, "server", os.Getenv("AGENTSCOPE_SERVER"), "the server's base `URL`, e.g. http://127.0.0.1:8080 (default $AGENTSCOPE_SERVER; none: chat in-process on --db)")
 	fs.StringVar(&cfg.Token, "token", os.Getenv("AGENTSCOPE_TOKEN"), "the server's bearer `TOKEN` (default $AGENTSCOPE_TOKEN)")
 	fs.StringVar(&cfg.User, "user", defaultUser(), "the user `ID` sent as X-User-ID (default: $USER)")
 	fs.StringVar(&cfg.Session, "session", "", "continue the session with this `ID` instead of creating one")
-	fs.StringVar(&cfg.Agent, "agent", demoAgentID, "the agent `ID` of a new session")
+	fs.StringVar(&cfg.Agent, "agent", "", "the agent `ID` of a new session (default: demo with --server, else the first agent)")
+	db := fs.String("db", "./agentscope.db", "in-process: the store, a SQLite file `path` or a postgres:// URL, as serve's")
+	config := fs.String("config", "", "in-process: the agents of this JSON `file`, as serve's --config")
+	uri := fs.String("model", os.Getenv("AGENTSCOPE_MODEL"), "in-process, without --config: the model `URI` (default $AGENTSCOPE_MODEL; none: the keyless demo agent)")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
@@ -59,13 +68,34 @@ func runChat(ctx context.Context, inv *invocation) int {
 		inv.Errorf("unexpected arguments %q", fs.Args())
 		return exitUsage
 	}
-	if cfg.Server == "" {
-		inv.Errorf("--server URL is required")
-		return exitUsage
-	}
 	if cfg.User == "" {
 		inv.Errorf("--user ID must not be empty")
 		return exitUsage
+	}
+	var local []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "db", "config", "model":
+			local = append(local, "--"+f.Name)
+		}
+	})
+	if cfg.Server != "" && len(local) > 0 {
+		inv.Errorf("%s: only for a chat in-process, not with --server", strings.Join(local, ", "))
+		return exitUsage
+	}
+	if cfg.Server == "" {
+		if *config != "" && slices.Contains(local, "--model") {
+			inv.Errorf("--config and --model both set the agents: give one or the other")
+			return exitUsage
+		}
+		stop, code := startInProcess(ctx, inv, &cfg, *db, *config, *uri)
+		if stop == nil {
+			return code
+		}
+		defer stop()
+	}
+	if cfg.Agent == "" {
+		cfg.Agent = demoAgentID
 	}
 	cfg.Stdin, cfg.Stdout, cfg.Stderr = inv.Stdin, inv.Stdout, inv.Stderr
 	cfg.Color = isTerminal(inv.Stdout)
@@ -126,6 +156,8 @@ type chatConfig struct {
 	Color bool
 	// Interrupts delivers each Ctrl+C. nil: none ever comes.
 	Interrupts <-chan struct{}
+	// Transport carries the requests (nil: the network's).
+	Transport http.RoundTripper
 }
 
 // chatClient talks to one server as one user.
@@ -329,7 +361,7 @@ func chat(ctx context.Context, cfg chatConfig, inv *invocation) int {
 	errInv := *inv
 	errInv.Stderr = cfg.Stderr
 	inv = &errInv
-	c := &chatClient{base: strings.TrimRight(cfg.Server, "/"), token: cfg.Token, user: cfg.User, http: &http.Client{}}
+	c := &chatClient{base: strings.TrimRight(cfg.Server, "/"), token: cfg.Token, user: cfg.User, http: &http.Client{Transport: cfg.Transport}}
 	ch := &chatter{cfg: cfg, inv: inv, c: c, agent: cfg.Agent, r: newRenderer(cfg.Stdout, cfg.Color)}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -551,7 +551,7 @@ func TestChatRefusals(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no server", []string{"chat", "--server", ""}, exitUsage, "--server URL is required"},
+		{"in-process flags with a server", []string{"chat", "--server", s.url, "--model", "demo"}, exitUsage, "--model: only for a chat in-process"},
 		{"unknown session", []string{"chat", "--server", s.url, "--user", "tester", "--session", "nosuch"}, exitFailure, "HTTP 404"},
 		{"unknown agent", []string{"chat", "--server", s.url, "--user", "tester", "--agent", "nosuch"}, exitFailure, "create a session: HTTP 404"},
 		{"no server there", []string{"chat", "--server", "http://127.0.0.1:1", "--user", "tester"}, exitFailure, "create a session"},

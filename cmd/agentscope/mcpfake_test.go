@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/message"
+	"github.com/agentscope-go/agentscope/state"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -149,5 +153,43 @@ func TestMCPHTTPOffLoopbackNeedsToken(t *testing.T) {
 	code, _, stderr := runIn(t, "", "mcp", "--http", "0.0.0.0:0")
 	if code != exitUsage || !strings.Contains(stderr, "listening on 0.0.0.0:0 (not loopback) requires a token") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A served agent (serve and mcp build one per run) sees a tool its MCP
+// server added during a call in the same run's next model call, and the
+// next run has it too.
+func TestServedAgentSeesToolsAddedMidRun(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "grow", Version: "1"}, nil)
+	obj := map[string]any{"type": "object"}
+	srv.AddTool(&sdk.Tool{Name: "add", InputSchema: obj}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		srv.AddTool(&sdk.Tool{Name: "two", InputSchema: obj}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "two"}}}, nil
+		})
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "added"}}}, nil
+	})
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(hs.Close)
+	llm, bodies := toolCallServer(t, "mcp__grow__add", `{}`)
+	logger := slog.New(slog.DiscardHandler)
+	spec := agentSpec{ID: "a", Model: "openai-compatible:m@" + llm.URL + "/v1", MCP: []string{"grow=" + hs.URL + "/mcp"}, PermissionMode: "bypass"}
+	agents, closeMCP, err := buildAgents(t.Context(), []agentSpec{spec}, func(int) string { return "" }, mcpSetup{CallTimeout: time.Minute, Logger: logger}, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeMCP()
+	for run := range 2 {
+		a, err := agents[0].New(state.New(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, _ := message.UserMsg("user", []block.Block{block.NewText("go")})
+		if _, err := a.Reply(t.Context(), []*message.Msg{u}); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+	}
+	b := bodies()
+	if len(b) != 3 || strings.Contains(b[0], "mcp__grow__two") || !strings.Contains(b[1], `"name":"mcp__grow__two"`) || !strings.Contains(b[2], `"name":"mcp__grow__two"`) {
+		t.Fatalf("the requests after the call that added mcp__grow__two do not all offer it: %q", b)
 	}
 }

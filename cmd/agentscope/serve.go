@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -12,24 +14,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentscope-go/agentscope/agent"
-	"github.com/agentscope-go/agentscope/demo"
 	"github.com/agentscope-go/agentscope/mcp"
-	"github.com/agentscope-go/agentscope/model"
-	"github.com/agentscope-go/agentscope/model/provider"
 	"github.com/agentscope-go/agentscope/server"
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/session/postgres"
 	"github.com/agentscope-go/agentscope/session/sqlite"
-	"github.com/agentscope-go/agentscope/state"
-	"github.com/agentscope-go/agentscope/tool"
-	"github.com/agentscope-go/agentscope/tool/builtin"
 )
 
 func init() {
 	register("serve", command{
 		Summary: "serve agents over HTTP + SSE with durable sessions (SQLite by default, or Postgres)",
-		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--mcp-timeout DURATION] [--lease DURATION] [-v]",
+		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--replica ID] [--lease DURATION] [--mcp-timeout DURATION] [-v] [--config FILE | [--id ID] [--model URI] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET|NAMES] [--mcp SPEC]... [--permission-mode MODE] [--max-iters N]]",
 		Run:     runServe,
 	})
 }
@@ -39,24 +34,32 @@ const demoAgentID = "demo"
 
 // runServe serves the API of package server until SIGINT or SIGTERM.
 //
-// Without --model (and $AGENTSCOPE_MODEL) it serves the keyless demo
-// agent: the rule-based demo model with its tools, one of which
-// (save_note) asks the user before it runs, so a reply parks and resumes.
-// A listen address that is not loopback requires a token (--token or
-// $AGENTSCOPE_TOKEN). On a signal the running replies are interrupted
-// properly, their state saved; parked replies stay parked in the store.
+// The agents come from --config FILE (a JSON file of agents, see
+// agentSpec) or from the agent flags, never both. Without either a model
+// (--model, $AGENTSCOPE_MODEL) or a file it serves the keyless demo agent:
+// the rule-based demo model with its tools, one of which (save_note) asks
+// the user before it runs, so a reply parks and resumes. A listen address
+// that is not loopback requires a token (--token or $AGENTSCOPE_TOKEN). On
+// a signal the running replies are interrupted properly, their state
+// saved; parked replies stay parked in the store.
 func runServe(ctx context.Context, inv *invocation) int {
 	fs := inv.Flags(commands[inv.Name])
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
 	dbURL := fs.String("db", "./agentscope.db", "the store: a SQLite file `path`, or a postgres:// URL")
 	token := fs.String("token", os.Getenv("AGENTSCOPE_TOKEN"), "bearer `token` every request must carry (default $AGENTSCOPE_TOKEN); required off loopback")
-	uri := fs.String("model", os.Getenv("AGENTSCOPE_MODEL"), "the model `URI`, e.g. openai:gpt-4.1 (default $AGENTSCOPE_MODEL; none: the keyless demo agent)")
-	baseURL := fs.String("base-url", "", "override the provider's API `URL`")
-	system := fs.String("system", "", "the system `prompt`")
-	name := fs.String("name", "assistant", "the agent's `name`")
-	tools := fs.String("tools", "demo", "tool `set`: \"demo\" (calculate, get_time, save_note, wait), \"builtin\" (Bash, Read, Write, Edit, Glob, Grep) or \"none\"")
-	lease := fs.Duration("lease", 30*time.Second, "how long a run's lease lasts without renewal; a crashed run is closed about this long after it died (`duration`)")
+	replica := fs.String("replica", "", "this server's lease owner `ID`, kept across restarts and unique among the live servers on the store (default serve@HOST/ADDR); a restart closes the runs its previous incarnation left at once")
+	lease := fs.Duration("lease", 30*time.Second, "how long a run's lease lasts without renewal; another replica closes a crashed run about this long after it died (`duration`)")
 	verbose := fs.Bool("v", false, "log debug messages")
+	config := fs.String("config", "", "serve the agents of this JSON `file` (see examples/agents.json) instead of the agent flags")
+	var flagSpec agentSpec
+	fs.StringVar(&flagSpec.ID, "id", "", "the agent's `ID` (default demo for the demo model, else default)")
+	uri := fs.String("model", os.Getenv("AGENTSCOPE_MODEL"), "the model `URI`, e.g. openai:gpt-4.1 (default $AGENTSCOPE_MODEL; none: the keyless demo agent)")
+	fs.StringVar(&flagSpec.BaseURL, "base-url", "", "override the provider's API `URL`")
+	fs.StringVar(&flagSpec.SystemPrompt, "system", "", "the system `prompt`")
+	fs.StringVar(&flagSpec.Name, "name", "assistant", "the agent's `name`")
+	tools := fs.String("tools", "demo", "tool `set` or names: \"demo\" (calculate, get_time, save_note, wait), \"builtin\" (Bash, Read, Write, Edit, Glob, Grep), \"none\", or a comma list of tool names")
+	fs.StringVar(&flagSpec.PermissionMode, "permission-mode", "", "the permission `mode`: default, accept_edits, explore (read-only), bypass or dont_ask (never ask)")
+	fs.IntVar(&flagSpec.MaxIters, "max-iters", 0, "the reasoning-acting rounds of a reply (`N`; 0: the agent's default)")
 	var mcpSpecs specList
 	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server to the agent (repeatable): a command line or a URL, optionally prefixed `NAME=`")
 	mcpTimeout := mcpTimeoutFlag(fs)
@@ -71,27 +74,49 @@ func runServe(ctx context.Context, inv *invocation) int {
 		inv.Errorf("listening on %s (not loopback) requires a token: --token or AGENTSCOPE_TOKEN", *addr)
 		return exitUsage
 	}
-	if *tools != "demo" && *tools != "builtin" && *tools != "none" {
-		inv.Errorf("unknown tool set %q (want demo, builtin or none)", *tools)
-		return exitUsage
-	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: level}))
 
-	clients, closeMCP, err := connectMCP(ctx, mcpSetup{Specs: mcpSpecs, CallTimeout: *mcpTimeout, Logger: logger, Warnf: inv.Errorf})
+	var specs []agentSpec
+	where := func(int) string { return "--" }
+	if *config != "" {
+		var agentFlags []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "id", "model", "base-url", "system", "name", "tools", "permission-mode", "max-iters", "mcp":
+				agentFlags = append(agentFlags, "--"+f.Name)
+			}
+		})
+		if len(agentFlags) > 0 {
+			inv.Errorf("--config and %s both set the agents: give one or the other", strings.Join(agentFlags, ", "))
+			return exitUsage
+		}
+		var err error
+		if specs, err = readAgentFile(*config); err != nil {
+			inv.Errorf("--config %v", err)
+			return exitUsage
+		}
+		where = func(i int) string { return fmt.Sprintf("--config %s: agents[%d].", *config, i) }
+	} else {
+		flagSpec.Model = *uri
+		flagSpec.Tools, _ = json.Marshal(*tools)
+		flagSpec.MCP = mcpSpecs
+		if err := flagSpec.check(); err != nil {
+			inv.Errorf("--%v", strings.Replace(strings.Replace(err.Error(), "permission_mode", "permission-mode", 1), "max_iters", "max-iters", 1))
+			return exitUsage
+		}
+		specs = []agentSpec{flagSpec}
+	}
+	agents, closeMCP, err := buildAgents(ctx, specs, where, mcpSetup{CallTimeout: *mcpTimeout, Logger: logger, Warnf: inv.Errorf}, logger)
 	if err != nil {
 		inv.Errorf("%v", err)
-		return exitFailure
-	}
-	defer closeMCP()
-	spec, err := serveAgent(*uri, *baseURL, *system, *name, *tools, logger, clients...)
-	if err != nil {
-		printError(inv, err)
 		return exitUsage
 	}
+	defer closeMCP()
+	spec := agents[0]
 	store, err := openStore(ctx, *dbURL)
 	if err != nil {
 		inv.Errorf("open %s: %v", *dbURL, err)
@@ -104,13 +129,17 @@ func runServe(ctx context.Context, inv *invocation) int {
 		inv.Errorf("%v", err)
 		return exitFailure
 	}
-	host, _ := os.Hostname()
+	owner := *replica
+	if owner == "" {
+		// This host and port: stable across restarts, and no two live
+		// processes share one (the port is bound), so a restarted server
+		// closes its previous incarnation's runs at once.
+		host, _ := os.Hostname()
+		owner = "serve@" + host + "/" + ln.Addr().String()
+	}
 	srv, err := server.New(server.Config{
-		Store: store, Agents: []server.Agent{spec}, Token: *token,
-		// The owner is this host and port: a restarted server takes its
-		// own unexpired leases back at once, and no two live processes
-		// share one.
-		Owner:    "serve@" + host + "/" + ln.Addr().String(),
+		Store: store, Agents: agents, Token: *token,
+		Owner:    owner,
 		LeaseTTL: *lease, Version: strings.TrimPrefix(versionLine(version, debug.ReadBuildInfo), "agentscope "), Logger: logger,
 	})
 	if err != nil {
@@ -118,8 +147,8 @@ func runServe(ctx context.Context, inv *invocation) int {
 		inv.Errorf("%v", err)
 		return exitFailure
 	}
-	// The agent as an MCP server at /mcp, behind the same token.
-	mcpSrv, err := agentMCPServer(spec, *name, "", logger)
+	// The first agent as an MCP server at /mcp, behind the same token.
+	mcpSrv, err := agentMCPServer(spec, spec.Name, "", logger)
 	if err != nil {
 		srv.Close()
 		ln.Close()
@@ -134,8 +163,11 @@ func runServe(ctx context.Context, inv *invocation) int {
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	what := "agent " + spec.ID + " (" + spec.Description + ")"
-	fmt.Fprintf(inv.Stderr, "agentscope serve: listening on http://%s, store %s, %s\n", ln.Addr(), *dbURL, what)
+	var what []string
+	for _, a := range agents {
+		what = append(what, "agent "+a.ID+" ("+a.Description+")")
+	}
+	fmt.Fprintf(inv.Stderr, "agentscope serve: listening on http://%s, store %s, %s\n", ln.Addr(), *dbURL, strings.Join(what, ", "))
 
 	select {
 	case err := <-served:
@@ -186,56 +218,11 @@ func openStore(ctx context.Context, db string) (session.Store, error) {
 	return sqlite.Open(ctx, sqlite.Config{Path: db})
 }
 
-// serveAgent is the agent the server offers: on the model of uri, or the
-// demo agent when uri is empty. The model and the MCP servers are shared;
-// each run gets a fresh toolkit, with the servers' tools as they are when
-// it starts.
+// serveAgent is the agent the server offers, from serve's agent flags: on
+// the model of uri, or the demo agent when uri is empty. tools is a set or
+// a comma list of tool names.
 func serveAgent(uri, baseURL, system, name, tools string, logger *slog.Logger, servers ...*mcp.Client) (server.Agent, error) {
-	var m model.ChatModel
-	spec := server.Agent{ID: "default", Name: name}
-	if uri == "" || uri == demo.Name {
-		m = demo.New(demo.WithDelay(15 * time.Millisecond))
-		spec.ID = demoAgentID
-		spec.Description = "DEMO: the keyless rule-based demo model, not a real LLM; start with --model URI for one"
-	} else {
-		opts := []provider.Option{provider.WithLogger(logger)}
-		if baseURL != "" {
-			opts = append(opts, provider.WithBaseURL(baseURL))
-		}
-		var err error
-		if m, err = provider.New(uri, opts...); err != nil {
-			return spec, err
-		}
-		spec.Description = "model " + uri
-	}
-	spec.New = func(st *state.AgentState) (*agent.Agent, error) {
-		var ts []tool.Tool
-		if tools == "demo" {
-			var err error
-			if ts, err = demo.Tools(nil); err != nil {
-				return nil, err
-			}
-			note, err := demo.SaveNote(nil)
-			if err != nil {
-				return nil, err
-			}
-			wait, err := demo.Wait()
-			if err != nil {
-				return nil, err
-			}
-			ts = append(ts, note, wait)
-		}
-		if tools == "builtin" {
-			ts = builtin.Tools(builtin.Config{})
-		}
-		for _, c := range servers {
-			ts = append(ts, c.Tools()...)
-		}
-		tk, err := tool.NewToolkit(ts)
-		if err != nil {
-			return nil, err
-		}
-		return agent.New(agent.Config{Name: name, Model: m, SystemPrompt: system, Toolkit: tk, State: st, Logger: logger})
-	}
-	return spec, nil
+	s := agentSpec{Model: uri, BaseURL: baseURL, SystemPrompt: system, Name: name}
+	s.Tools, _ = json.Marshal(tools)
+	return s.build(logger, servers...)
 }

@@ -322,8 +322,9 @@ func TestServeSurvivesSIGKILLWhileParked(t *testing.T) {
 }
 
 // Crash test: the server is killed with SIGKILL while a tool runs. The
-// server restarted on the same database closes the dead run once its
-// lease has expired (--lease 2s keeps that short): the reply ends
+// server restarted on the same database and address (the same lease
+// owner) closes the dead run as it starts, before it serves, without
+// waiting for the lease (a minute) to expire: the reply ends
 // REPLY_END(interrupted) in the log and in the transcript, every tool call
 // has a result (interrupted), nothing is half-written, the tool did not
 // run again, and the session takes a new chat. A chat posted at once
@@ -339,14 +340,14 @@ func TestServeSurvivesSIGKILLDuringTool(t *testing.T) {
 		db     func(t *testing.T) string
 		atOnce bool
 	}{
-		{crashStores[0].name + "/rescued", crashStores[0].db, false},
+		{crashStores[0].name + "/rescued-at-start", crashStores[0].db, false},
 		{crashStores[0].name + "/next-chat-at-once", crashStores[0].db, true},
-		{crashStores[1].name + "/rescued", crashStores[1].db, false},
+		{crashStores[1].name + "/rescued-at-start", crashStores[1].db, false},
 		{crashStores[1].name + "/next-chat-at-once", crashStores[1].db, true},
 	} {
 		t.Run(tc.store, func(t *testing.T) {
 			db, addr := tc.db(t), freeAddr(t)
-			s := startServe(t, bin, addr, db, "--lease", "2s")
+			s := startServe(t, bin, addr, db, "--lease", "1m")
 			sid := createSession(t, s)
 			ch, stop := s.sse(sid, 0)
 			postChat(t, s, sid, "please wait 30 seconds")
@@ -355,17 +356,22 @@ func TestServeSurvivesSIGKILLDuringTool(t *testing.T) {
 			s.cmd.Process.Kill()
 			<-s.exited
 
-			s2 := startServe(t, bin, addr, db, "--lease", "2s")
+			s2 := startServe(t, bin, addr, db, "--lease", "1m")
 			const next = "what is 12*(3+4)"
 			want := 2
 			if tc.atOnce {
 				postChat(t, s2, sid, next)
 				want = 4
+			} else {
+				// Rescued before /health answered: the dead reply is closed
+				// and the session free.
+				code, status := s2.call("GET", "/sessions/"+sid+"/status", "")
+				if msgs := transcript(t, s2, sid); code != 200 || !strings.Contains(status, `"idle"`) || len(msgs) != 2 {
+					t.Fatalf("at the restart: status %d %s, %d messages, want idle and 2\n%s", code, status, len(msgs), s2.stderr)
+				}
 			}
-			// The restarted server rescues the session once the dead run's
-			// lease has expired: until then it reports it running. The
-			// reply is stored before the lease is freed, so the test waits
-			// for both.
+			// The next chat's reply is stored before its lease is freed,
+			// so the test waits for both.
 			var msgs []*message.Msg
 			for deadline := time.Now().Add(15 * time.Second); ; {
 				msgs = transcript(t, s2, sid)

@@ -32,6 +32,11 @@ type Store struct {
 	sessions map[string]*entry
 	created  int64 // creation counter: the order of sessions created in one microsecond
 	inputIDs atomic.Int64
+
+	// agents is guarded by mu, like the sessions map: DeleteAgent removes
+	// an agent and its sessions under one lock.
+	agents       map[session.AgentKey]*agentEntry
+	agentCreated int64
 }
 
 // entry is one session; its own mutex serializes the operations on it, so
@@ -64,7 +69,7 @@ func New(cfg Config) *Store {
 	if ids == nil {
 		ids = stamp.Default
 	}
-	return &Store{now: check.Clock(cfg.Now), ids: ids, sessions: map[string]*entry{}}
+	return &Store{now: check.Clock(cfg.Now), ids: ids, sessions: map[string]*entry{}, agents: map[session.AgentKey]*agentEntry{}}
 }
 
 // Close does nothing: there is nothing to release.
@@ -415,6 +420,14 @@ func (s *Store) Recoverable(ctx context.Context, limit int) ([]session.Key, erro
 	return out, nil
 }
 
+// complete marks in done and drops it from the queue: a done input is
+// never handed out or completed again, and a queue that kept them would
+// make every later call walk all of a session's past inputs.
+func (e *entry) complete(in *input) {
+	in.done = true
+	e.inputs = slices.DeleteFunc(e.inputs, func(x *input) bool { return x == in })
+}
+
 func pending(e *entry) int {
 	n := 0
 	for _, in := range e.inputs {
@@ -474,7 +487,7 @@ func (s *Store) CompleteInput(ctx context.Context, k session.Key, id int64) erro
 	defer e.mu.Unlock()
 	for _, in := range e.inputs {
 		if in.ID == id && !in.done && in.Attempts > 0 {
-			in.done = true
+			e.complete(in)
 			return nil
 		}
 	}
@@ -488,4 +501,96 @@ func (s *Store) PendingInputs(ctx context.Context, k session.Key) (int, error) {
 	}
 	defer e.mu.Unlock()
 	return pending(e), nil
+}
+
+func (s *Store) StartRun(ctx context.Context, k session.Key, owner string, ttl time.Duration, raw json.RawMessage) (session.RunStart, error) {
+	if err := check.Owner(owner); err != nil {
+		return session.RunStart{}, err
+	}
+	if err := check.TTL(ttl); err != nil {
+		return session.RunStart{}, err
+	}
+	if err := check.JSON("input", raw); err != nil {
+		return session.RunStart{}, err
+	}
+	e, err := s.lock(ctx, k)
+	if err != nil {
+		return session.RunStart{}, err
+	}
+	defer e.mu.Unlock()
+	now := check.Time(s.now())
+	if e.lease.Owner != owner {
+		if e.lease.Held(now) {
+			return session.RunStart{}, fmt.Errorf("session %s: %w (by %s until %s)", k.SessionID, session.ErrLeased, e.lease.Owner, e.lease.Expires)
+		}
+		e.lease.Owner = owner
+		e.lease.Epoch++
+	}
+	e.lease.Expires = check.Time(now.Add(ttl))
+	rs := session.RunStart{Lease: e.lease, Pending: pending(e), State: session.State{JSON: clone(e.state.JSON), Version: e.state.Version}}
+	if rs.Pending > 0 {
+		return rs, nil
+	}
+	in := &input{Input: session.Input{ID: s.inputIDs.Add(1), JSON: clone(raw), CreatedAt: now, Attempts: 1}, claimOwner: owner, claimEpoch: e.lease.Epoch}
+	e.inputs = append(e.inputs, in)
+	rs.Input = in.Input
+	rs.Input.JSON = clone(raw)
+	return rs, nil
+}
+
+func (s *Store) WriteRun(ctx context.Context, k session.Key, w session.RunWrite) (session.RunWritten, error) {
+	if err := check.RunWrite(w); err != nil {
+		return session.RunWritten{}, err
+	}
+	e, err := s.lock(ctx, k)
+	if err != nil {
+		return session.RunWritten{}, err
+	}
+	defer e.mu.Unlock()
+	// Every part is checked before any is applied: all or nothing.
+	if w.State != nil && e.state.Version != w.StateVersion {
+		return session.RunWritten{}, fmt.Errorf("session %s: state is at version %d, not %d: %w", k.SessionID, e.state.Version, w.StateVersion, session.ErrConflict)
+	}
+	var done *input
+	if w.Done != 0 {
+		for _, in := range e.inputs {
+			if in.ID == w.Done && !in.done && in.Attempts > 0 {
+				done = in
+			}
+		}
+		if done == nil {
+			return session.RunWritten{}, fmt.Errorf("input %d: %w", w.Done, session.ErrNotFound)
+		}
+	}
+	if w.Release != "" && e.lease.Owner != w.Release {
+		return session.RunWritten{}, fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)
+	}
+	var out session.RunWritten
+	if w.State != nil {
+		e.state = session.State{JSON: clone(w.State), Version: w.StateVersion + 1}
+		e.rec.UpdatedAt = check.Time(s.now())
+		out.Version = e.state.Version
+	}
+	for _, m := range w.Messages {
+		m = session.Message{ID: m.ID, JSON: clone(m.JSON)}
+		if i, ok := e.msgIdx[m.ID]; ok {
+			e.msgs[i] = m
+			continue
+		}
+		e.msgIdx[m.ID] = len(e.msgs)
+		e.msgs = append(e.msgs, m)
+	}
+	if len(w.Events) > 0 {
+		out.First = int64(len(e.events)) + 1
+		for i, ev := range w.Events {
+			e.events = append(e.events, session.Event{Seq: out.First + int64(i), JSON: clone(ev)})
+		}
+	}
+	if done != nil {
+		e.complete(done)
+	}
+	if w.Release != "" {
+		e.lease.Owner, e.lease.Expires = "", time.Time{}
+	}
+	return out, nil
 }

@@ -48,7 +48,7 @@ func TestOpenConcurrently(t *testing.T) {
 		}
 		defer stores[i].Close()
 	}
-	if v := versions(t, stores[0]); len(v) != 2 || v[0] != 1 || v[1] != 2 {
+	if v := versions(t, stores[0]); len(v) != 3 || v[0] != 1 || v[1] != 2 || v[2] != 3 {
 		t.Errorf("schema_migrations: %v", v)
 	}
 	again, err := Open(t.Context(), Config{URL: url})
@@ -56,7 +56,7 @@ func TestOpenConcurrently(t *testing.T) {
 		t.Fatalf("open again: %v", err)
 	}
 	defer again.Close()
-	if v := versions(t, again); len(v) != 2 {
+	if v := versions(t, again); len(v) != 3 {
 		t.Errorf("schema_migrations after another open: %v", v)
 	}
 }
@@ -91,7 +91,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 2 {
+	if v := versions(t, s); len(v) != 3 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if l, err := s.AcquireLease(t.Context(), k, "o", time.Minute); err != nil || l.Epoch != 1 {
@@ -224,6 +224,87 @@ func TestDeleteLeavesNoRows(t *testing.T) {
 		t.Fatalf("%d rows before delete, want 5", n)
 	}
 	if err := s.DeleteSession(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 0 {
+		t.Errorf("%d rows left after delete", n)
+	}
+}
+
+// A database at version 2 (sessions with leases, no agents) is brought to
+// version 3: its leases are found by owner, and agents can be stored.
+func TestMigrateFromVersion2(t *testing.T) {
+	t.Parallel()
+	url := postgrestest.Schema(t)
+	old, err := open(t.Context(), Config{URL: url}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := old.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := session.Key{UserID: "u", SessionID: rec.ID}
+	if _, err := old.AcquireLease(t.Context(), k, "o", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.CreateAgent(t.Context(), "u", nil); err == nil {
+		t.Fatal("a version-2 schema has an agents table")
+	}
+	old.Close()
+
+	s, err := Open(t.Context(), Config{URL: url})
+	if err != nil {
+		t.Fatalf("open at latest: %v", err)
+	}
+	defer s.Close()
+	if v := versions(t, s); len(v) != 3 {
+		t.Errorf("versions after migration: %v", v)
+	}
+	if keys, err := s.HeldBy(t.Context(), "o", 10); err != nil || len(keys) != 1 || keys[0] != k {
+		t.Errorf("HeldBy on a migrated database: %v, %v", keys, err)
+	}
+	if _, err := s.CreateAgent(t.Context(), "u", json.RawMessage(`{"name":"x"}`)); err != nil {
+		t.Errorf("CreateAgent after migration: %v", err)
+	}
+}
+
+// Deleting an agent deletes its sessions' rows in every table, the events
+// (which have no foreign key) included.
+func TestDeleteAgentLeavesNoRows(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, nil)
+	ctx := t.Context()
+	a, err := s.CreateAgent(ctx, "u", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		rec, err := s.CreateSession(ctx, session.NewSession{UserID: "u", AgentID: a.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := session.Key{UserID: "u", SessionID: rec.ID}
+		_, err1 := s.SaveState(ctx, k, 0, json.RawMessage(`{}`))
+		err2 := s.UpsertMessages(ctx, k, []session.Message{{ID: "m", JSON: json.RawMessage(`{}`)}})
+		_, err3 := s.AppendEvents(ctx, k, []json.RawMessage{json.RawMessage(`{}`)})
+		_, err4 := s.EnqueueInput(ctx, k, json.RawMessage(`{}`))
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() int {
+		var n int
+		if err := s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM agents) + (SELECT count(*) FROM sessions) + (SELECT count(*) FROM states) +
+			(SELECT count(*) FROM messages) + (SELECT count(*) FROM events) + (SELECT count(*) FROM inputs)`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 11 {
+		t.Fatalf("%d rows before delete, want 11", n)
+	}
+	if err := s.DeleteAgent(ctx, session.AgentKey{UserID: "u", AgentID: a.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(); n != 0 {

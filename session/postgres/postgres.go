@@ -14,6 +14,7 @@ import (
 	"github.com/agentscope-go/agentscope/session/internal/migrate"
 	"github.com/agentscope-go/agentscope/stamp"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -147,22 +148,22 @@ func notFound(k session.Key) error {
 
 func ts(t time.Time) time.Time { return check.Time(t) }
 
-func (s *Store) exists(ctx context.Context, q pgx.Tx, k session.Key) (bool, error) {
+// querier is the pool or a transaction.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func exists(ctx context.Context, q querier, k session.Key) (bool, error) {
 	var ok bool
-	const sql = `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2)`
-	var err error
-	if q != nil {
-		err = q.QueryRow(ctx, sql, k.SessionID, k.UserID).Scan(&ok)
-	} else {
-		err = s.pool.QueryRow(ctx, sql, k.SessionID, k.UserID).Scan(&ok)
-	}
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2)`, k.SessionID, k.UserID).Scan(&ok)
 	return ok, err
 }
 
 // orNotFound turns "no row matched" into ErrNotFound when the session is
 // missing, and into other otherwise.
-func (s *Store) orNotFound(ctx context.Context, tx pgx.Tx, k session.Key, other error) error {
-	ok, err := s.exists(ctx, tx, k)
+func orNotFound(ctx context.Context, q querier, k session.Key, other error) error {
+	ok, err := exists(ctx, q, k)
 	if err != nil {
 		return err
 	}
@@ -325,41 +326,43 @@ func (s *Store) SaveState(ctx context.Context, k session.Key, expected int64, st
 	if err := check.JSON("state", st); err != nil {
 		return 0, err
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		// Updating the session row first also locks it: concurrent saves
-		// of one session queue here.
-		var n int64
-		err := tx.QueryRow(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2 AND user_id = $3 RETURNING n`,
-			ts(s.now()), k.SessionID, k.UserID).Scan(&n)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound(k)
-		}
-		if err != nil {
-			return err
-		}
-		var sql string
-		if expected == 0 {
-			sql = `INSERT INTO states (session_n, version, data) VALUES ($1, 1, $2) ON CONFLICT DO NOTHING`
-		} else {
-			sql = `UPDATE states SET version = version + 1, data = $2 WHERE session_n = $1 AND version = $3`
-		}
-		args := []any{n, []byte(st)}
-		if expected != 0 {
-			args = append(args, expected)
-		}
-		tag, err := tx.Exec(ctx, sql, args...)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("session %s: state is no longer at version %d: %w", k.SessionID, expected, session.ErrConflict)
-		}
-		return nil
-	})
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return s.saveStateTx(ctx, tx, k, expected, st) })
 	if err != nil {
 		return 0, fail(ctx, err)
 	}
 	return expected + 1, nil
+}
+
+func (s *Store) saveStateTx(ctx context.Context, tx querier, k session.Key, expected int64, st json.RawMessage) error {
+	// Updating the session row first also locks it: concurrent saves
+	// of one session queue here.
+	var n int64
+	err := tx.QueryRow(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2 AND user_id = $3 RETURNING n`,
+		ts(s.now()), k.SessionID, k.UserID).Scan(&n)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notFound(k)
+	}
+	if err != nil {
+		return err
+	}
+	var sql string
+	if expected == 0 {
+		sql = `INSERT INTO states (session_n, version, data) VALUES ($1, 1, $2) ON CONFLICT DO NOTHING`
+	} else {
+		sql = `UPDATE states SET version = version + 1, data = $2 WHERE session_n = $1 AND version = $3`
+	}
+	args := []any{n, []byte(st)}
+	if expected != 0 {
+		args = append(args, expected)
+	}
+	tag, err := tx.Exec(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("session %s: state is no longer at version %d: %w", k.SessionID, expected, session.ErrConflict)
+	}
+	return nil
 }
 
 func (s *Store) UpsertMessages(ctx context.Context, k session.Key, msgs []session.Message) error {
@@ -369,6 +372,10 @@ func (s *Store) UpsertMessages(ctx context.Context, k session.Key, msgs []sessio
 	if err := check.Messages(msgs); err != nil {
 		return err
 	}
+	return fail(ctx, upsertQ(ctx, s.pool, k, msgs))
+}
+
+func upsertQ(ctx context.Context, q querier, k session.Key, msgs []session.Message) error {
 	// One INSERT … ON CONFLICT may not touch a row twice: fold repeated
 	// ids first (the last JSON wins, at the first one's place), as a
 	// sequence of single upserts would.
@@ -383,7 +390,7 @@ func (s *Store) UpsertMessages(ctx context.Context, k session.Key, msgs []sessio
 		at[m.ID] = len(ids)
 		ids, data = append(ids, m.ID), append(data, m.JSON)
 	}
-	tag, err := s.pool.Exec(ctx, `WITH s AS (
+	tag, err := q.Exec(ctx, `WITH s AS (
 			UPDATE sessions SET last_pos = last_pos + cardinality($3::text[]) WHERE id = $1 AND user_id = $2 RETURNING n, last_pos)
 		INSERT INTO messages (session_n, msg_id, pos, data)
 		SELECT s.n, m.id, s.last_pos - cardinality($3::text[]) + m.ord, m.data
@@ -391,7 +398,7 @@ func (s *Store) UpsertMessages(ctx context.Context, k session.Key, msgs []sessio
 		ON CONFLICT (session_n, msg_id) DO UPDATE SET data = excluded.data`,
 		k.SessionID, k.UserID, ids, data)
 	if err != nil {
-		return fail(ctx, err)
+		return err
 	}
 	if tag.RowsAffected() == 0 {
 		return notFound(k)
@@ -452,6 +459,14 @@ func (s *Store) AppendEvents(ctx context.Context, k session.Key, events []json.R
 	if err := check.Events(events); err != nil {
 		return 0, err
 	}
+	first, err := appendQ(ctx, s.pool, k, events)
+	if err != nil {
+		return 0, fail(ctx, err)
+	}
+	return first, nil
+}
+
+func appendQ(ctx context.Context, q querier, k session.Key, events []json.RawMessage) (int64, error) {
 	data := make([][]byte, len(events))
 	for i, e := range events {
 		data[i] = e
@@ -461,7 +476,7 @@ func (s *Store) AppendEvents(ctx context.Context, k session.Key, events []json.R
 	// sequences it reserved, and both commit or neither. Concurrent
 	// appenders queue on the row lock, so sequences have no gap.
 	var first int64
-	err := s.pool.QueryRow(ctx, `WITH s AS (
+	err := q.QueryRow(ctx, `WITH s AS (
 			UPDATE sessions SET last_seq = last_seq + cardinality($3::bytea[]) WHERE id = $1 AND user_id = $2 RETURNING n, last_seq),
 		ins AS (
 			INSERT INTO events (session_n, seq, data)
@@ -471,10 +486,7 @@ func (s *Store) AppendEvents(ctx context.Context, k session.Key, events []json.R
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, notFound(k)
 	}
-	if err != nil {
-		return 0, fail(ctx, err)
-	}
-	return first, nil
+	return first, err
 }
 
 func (s *Store) ReadEvents(ctx context.Context, k session.Key, after int64, limit int) ([]session.Event, error) {
@@ -505,7 +517,7 @@ func (s *Store) ReadEvents(ctx context.Context, k session.Key, after int64, limi
 		return nil, fail(ctx, err)
 	}
 	if len(out) == 0 {
-		if err := s.orNotFound(ctx, nil, k, nil); err != nil {
+		if err := orNotFound(ctx, s.pool, k, nil); err != nil {
 			return nil, fail(ctx, err)
 		}
 	}
@@ -580,7 +592,7 @@ func (s *Store) RenewLease(ctx context.Context, k session.Key, owner string, ttl
 	l, err := scanLease(s.pool.QueryRow(ctx, `UPDATE sessions SET lease_expires = $1 WHERE id = $2 AND user_id = $3 AND lease_owner = $4
 		RETURNING `+leaseCols, ts(s.now().Add(ttl)), k.SessionID, k.UserID, owner))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return session.Lease{}, fail(ctx, s.orNotFound(ctx, nil, k, fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)))
+		return session.Lease{}, fail(ctx, orNotFound(ctx, s.pool, k, fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)))
 	}
 	return l, fail(ctx, err)
 }
@@ -592,13 +604,17 @@ func (s *Store) ReleaseLease(ctx context.Context, k session.Key, owner string) e
 	if err := check.Owner(owner); err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE sessions SET lease_owner = '', lease_expires = NULL WHERE id = $1 AND user_id = $2 AND lease_owner = $3`,
+	return fail(ctx, releaseQ(ctx, s.pool, k, owner))
+}
+
+func releaseQ(ctx context.Context, q querier, k session.Key, owner string) error {
+	tag, err := q.Exec(ctx, `UPDATE sessions SET lease_owner = '', lease_expires = NULL WHERE id = $1 AND user_id = $2 AND lease_owner = $3`,
 		k.SessionID, k.UserID, owner)
 	if err != nil {
-		return fail(ctx, err)
+		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return fail(ctx, s.orNotFound(ctx, nil, k, fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)))
+		return orNotFound(ctx, q, k, fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld))
 	}
 	return nil
 }
@@ -715,14 +731,18 @@ func (s *Store) CompleteInput(ctx context.Context, k session.Key, id int64) erro
 	if err := check.Begin(ctx, k); err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE inputs SET done = true
+	return fail(ctx, completeQ(ctx, s.pool, k, id))
+}
+
+func completeQ(ctx context.Context, q querier, k session.Key, id int64) error {
+	tag, err := q.Exec(ctx, `UPDATE inputs SET done = true
 		WHERE id = $3 AND session_n = (SELECT n FROM sessions WHERE id = $1 AND user_id = $2) AND NOT done AND attempts > 0`,
 		k.SessionID, k.UserID, id)
 	if err != nil {
-		return fail(ctx, err)
+		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return fail(ctx, s.orNotFound(ctx, nil, k, fmt.Errorf("input %d: %w", id, session.ErrNotFound)))
+		return orNotFound(ctx, q, k, fmt.Errorf("input %d: %w", id, session.ErrNotFound))
 	}
 	return nil
 }

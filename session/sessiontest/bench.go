@@ -18,7 +18,10 @@ import (
 //   - ReadEvents: 100 events after a sequence in a log of 10,000 (an SSE
 //     replay page);
 //   - State: SaveState then LoadState of a state of 50 messages (~25 KB);
-//   - Lease: AcquireLease then ReleaseLease.
+//   - Lease: AcquireLease then ReleaseLease;
+//   - Run: the store's part of one short run as the server makes it:
+//     StartRun, the first WriteRun (input message and first event) and the
+//     last (state, reply, last event, input done, lease freed).
 func Bench(b *testing.B, open func(b *testing.B) session.Store) {
 	for _, n := range []int{1, 64, 512} {
 		b.Run(fmt.Sprintf("AppendEvents/batch=%d", n), func(b *testing.B) {
@@ -87,6 +90,27 @@ func Bench(b *testing.B, open func(b *testing.B) session.Store) {
 				b.Fatal(err)
 			}
 			if err := s.ReleaseLease(b.Context(), k, "bench"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Run", func(b *testing.B) {
+		s := open(b)
+		k := benchSession(b, s)
+		input := json.RawMessage(`[{"role":"user","content":[{"type":"text","text":"hi"}]}]`)
+		user := []session.Message{{ID: "u", JSON: input[1 : len(input)-1]}}
+		state := stateOf(2)
+		for b.Loop() {
+			rs, err := s.StartRun(b.Context(), k, "bench", time.Minute, input)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.WriteRun(b.Context(), k, session.RunWrite{Messages: user, Events: []json.RawMessage{deltaEvent(0)}}); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.WriteRun(b.Context(), k, session.RunWrite{State: state, StateVersion: rs.State.Version,
+				Messages: []session.Message{{ID: "r", JSON: deltaEvent(1)}}, Events: []json.RawMessage{deltaEvent(2)},
+				Done: rs.Input.ID, Release: "bench"}); err != nil {
 				b.Fatal(err)
 			}
 		}

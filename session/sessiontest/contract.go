@@ -39,9 +39,14 @@ func Run(t *testing.T, open New) {
 		{"Lease", testLease},
 		{"LeaseConcurrent", testLeaseRace},
 		{"Inputs", testInputs},
+		{"Runs", testRuns},
+		{"RunWriteAtomic", testRunWriteAtomic},
 		{"Recoverable", testRecoverable},
 		{"DeleteCascade", testDelete},
 		{"CallerBuffers", testBuffers},
+		{"Agents", testAgents},
+		{"DeleteAgent", testDeleteAgent},
+		{"HeldBy", testHeldBy},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -261,6 +266,14 @@ func ops() []op {
 			_, err := s.PendingInputs(ctx, k)
 			return err
 		}},
+		{"StartRun", func(ctx context.Context, s session.Store, k session.Key) error {
+			_, err := s.StartRun(ctx, k, "intruder", time.Minute, json.RawMessage(`{}`))
+			return err
+		}},
+		{"WriteRun", func(ctx context.Context, s session.Store, k session.Key) error {
+			_, err := s.WriteRun(ctx, k, session.RunWrite{Events: []json.RawMessage{json.RawMessage(`{}`)}})
+			return err
+		}},
 		{"DeleteSession", func(ctx context.Context, s session.Store, k session.Key) error {
 			return s.DeleteSession(ctx, k)
 		}},
@@ -438,6 +451,34 @@ func testBadInput(t *testing.T, e *env) {
 		}},
 		{"ClaimInput without owner", func() error {
 			_, err := e.s.ClaimInput(e.ctx, k, "")
+			return err
+		}},
+		{"StartRun without owner", func() error {
+			_, err := e.s.StartRun(e.ctx, k, "", time.Minute, json.RawMessage(`{}`))
+			return err
+		}},
+		{"StartRun with ttl 0", func() error {
+			_, err := e.s.StartRun(e.ctx, k, "o", 0, json.RawMessage(`{}`))
+			return err
+		}},
+		{"StartRun with bad JSON", func() error {
+			_, err := e.s.StartRun(e.ctx, k, "o", time.Minute, json.RawMessage(`{`))
+			return err
+		}},
+		{"WriteRun with nothing", func() error {
+			_, err := e.s.WriteRun(e.ctx, k, session.RunWrite{})
+			return err
+		}},
+		{"WriteRun with bad state JSON", func() error {
+			_, err := e.s.WriteRun(e.ctx, k, session.RunWrite{State: json.RawMessage(`{"a":`), Events: []json.RawMessage{json.RawMessage(`{}`)}})
+			return err
+		}},
+		{"WriteRun with bad event JSON", func() error {
+			_, err := e.s.WriteRun(e.ctx, k, session.RunWrite{Messages: []session.Message{msg("m1", "x")}, Events: []json.RawMessage{json.RawMessage(`{]`)}})
+			return err
+		}},
+		{"WriteRun with a message without id", func() error {
+			_, err := e.s.WriteRun(e.ctx, k, session.RunWrite{Messages: []session.Message{{JSON: json.RawMessage(`{}`)}}, Events: []json.RawMessage{json.RawMessage(`{}`)}})
 			return err
 		}},
 		{"Recoverable with limit 0", func() error {
@@ -1052,5 +1093,131 @@ func testBuffers(t *testing.T, e *env) {
 	must(t, "ClaimInput", err)
 	if string(in.JSON) != `{"n":1}` {
 		t.Errorf("input stored as %s", in.JSON)
+	}
+}
+
+func testRuns(t *testing.T, e *env) {
+	k := e.create(t, "u1", "a1")
+	pendingIs := func(want int) {
+		t.Helper()
+		n, err := e.s.PendingInputs(e.ctx, k)
+		must(t, "PendingInputs", err)
+		if n != want {
+			t.Errorf("PendingInputs = %d, want %d", n, want)
+		}
+	}
+	in1 := json.RawMessage(`[{"role":"user","content":[]}]`)
+	rs, err := e.s.StartRun(e.ctx, k, "A", time.Minute, in1)
+	must(t, "StartRun", err)
+	if rs.Lease.Owner != "A" || !rs.Lease.Expires.Equal(e.clock.Now().Add(time.Minute)) || rs.Pending != 0 {
+		t.Errorf("StartRun: lease %+v, pending %d", rs.Lease, rs.Pending)
+	}
+	if rs.Input.ID == 0 || string(rs.Input.JSON) != string(in1) || rs.Input.Attempts != 1 || !rs.Input.CreatedAt.Equal(e.clock.Now()) {
+		t.Errorf("StartRun input %+v", rs.Input)
+	}
+	if rs.State.JSON != nil || rs.State.Version != 0 {
+		t.Errorf("StartRun state of a new session: %+v", rs.State)
+	}
+	if l, err := e.s.GetLease(e.ctx, k); err != nil || l != rs.Lease {
+		t.Errorf("GetLease = %+v, %v; StartRun gave %+v", l, err, rs.Lease)
+	}
+	pendingIs(1)
+	// The input is claimed under this lease already.
+	_, err = e.s.ClaimInput(e.ctx, k, "A")
+	wantErr(t, "ClaimInput after StartRun", err, session.ErrNoInput)
+	_, err = e.s.StartRun(e.ctx, k, "B", time.Minute, json.RawMessage(`{}`))
+	wantErr(t, "StartRun while A runs", err, session.ErrLeased)
+	pendingIs(1)
+
+	// The run's first write: its input messages and first events.
+	w, err := e.s.WriteRun(e.ctx, k, session.RunWrite{Messages: []session.Message{msg("u1", "hi")},
+		Events: []json.RawMessage{json.RawMessage(`{"n":1}`), json.RawMessage(`{"n":2}`)}})
+	must(t, "WriteRun", err)
+	if w.First != 1 || w.Version != 0 {
+		t.Errorf("WriteRun = %+v, want first 1, version 0", w)
+	}
+	w, err = e.s.WriteRun(e.ctx, k, session.RunWrite{Events: []json.RawMessage{json.RawMessage(`{"n":3}`)}})
+	must(t, "WriteRun", err)
+	if w.First != 3 {
+		t.Errorf("WriteRun first = %d, want 3", w.First)
+	}
+	// Its last: state, reply, last event, input done, lease freed.
+	w, err = e.s.WriteRun(e.ctx, k, session.RunWrite{State: json.RawMessage(`{"v":1}`), StateVersion: 0,
+		Messages: []session.Message{msg("r1", "hello")}, Events: []json.RawMessage{json.RawMessage(`{"n":4}`)},
+		Done: rs.Input.ID, Release: "A"})
+	must(t, "WriteRun (last)", err)
+	if w.First != 4 || w.Version != 1 {
+		t.Errorf("WriteRun (last) = %+v, want first 4, version 1", w)
+	}
+	pendingIs(0)
+	if l, err := e.s.GetLease(e.ctx, k); err != nil || l.Owner != "" {
+		t.Errorf("lease after the last WriteRun: %+v, %v", l, err)
+	}
+	page, err := e.s.ListMessages(e.ctx, k, session.MessageQuery{Limit: 10})
+	must(t, "ListMessages", err)
+	if got, want := pageString(page), `{"id":"u1","text":"hi"} {"id":"r1","text":"hello"}  more=false`; got != want {
+		t.Errorf("transcript %s", got)
+	}
+	evs, err := e.s.ReadEvents(e.ctx, k, 0, 10)
+	must(t, "ReadEvents", err)
+	if fmt.Sprint(evs) != fmt.Sprint([]session.Event{{Seq: 1, JSON: json.RawMessage(`{"n":1}`)}, {Seq: 2, JSON: json.RawMessage(`{"n":2}`)},
+		{Seq: 3, JSON: json.RawMessage(`{"n":3}`)}, {Seq: 4, JSON: json.RawMessage(`{"n":4}`)}}) {
+		t.Errorf("events %v", evs)
+	}
+
+	// The next run reads the state the last one saved, under the same
+	// owner's new lease.
+	rs2, err := e.s.StartRun(e.ctx, k, "A", time.Minute, json.RawMessage(`{"type":"USER_CONFIRM_RESULT"}`))
+	must(t, "StartRun again", err)
+	if string(rs2.State.JSON) != `{"v":1}` || rs2.State.Version != 1 || rs2.Input.ID <= rs.Input.ID || rs2.Pending != 0 {
+		t.Errorf("second StartRun: %+v", rs2)
+	}
+
+	// A dies with its input undone; B, after the lease expired, is told
+	// of it and queues nothing; the input is B's to claim (again).
+	e.clock.Advance(2 * time.Minute)
+	rs3, err := e.s.StartRun(e.ctx, k, "B", time.Minute, json.RawMessage(`{"n":"b"}`))
+	must(t, "StartRun over a dead run", err)
+	if rs3.Pending != 1 || rs3.Input.ID != 0 || rs3.Lease.Owner != "B" || rs3.Lease.Epoch <= rs2.Lease.Epoch {
+		t.Errorf("StartRun over a dead run: %+v (before: %+v)", rs3, rs2.Lease)
+	}
+	pendingIs(1)
+	in, err := e.s.ClaimInput(e.ctx, k, "B")
+	must(t, "ClaimInput of the dead run's input", err)
+	if in.ID != rs2.Input.ID || in.Attempts != 2 {
+		t.Errorf("claimed %+v, want input %d at attempt 2", in, rs2.Input.ID)
+	}
+}
+
+func testRunWriteAtomic(t *testing.T, e *env) {
+	k := e.create(t, "u1", "a1")
+	rs, err := e.s.StartRun(e.ctx, k, "A", time.Minute, json.RawMessage(`{}`))
+	must(t, "StartRun", err)
+	_, err = e.s.WriteRun(e.ctx, k, session.RunWrite{State: json.RawMessage(`{"v":1}`), Events: []json.RawMessage{json.RawMessage(`{"n":1}`)}})
+	must(t, "WriteRun", err)
+	before := snapshot(t, e, k)
+	good := func() session.RunWrite {
+		return session.RunWrite{State: json.RawMessage(`{"v":2}`), StateVersion: 1, Messages: []session.Message{msg("r", "x")},
+			Events: []json.RawMessage{json.RawMessage(`{"n":2}`)}, Done: rs.Input.ID, Release: "A"}
+	}
+	stale := good()
+	stale.StateVersion = 0
+	_, err = e.s.WriteRun(e.ctx, k, stale)
+	wantErr(t, "WriteRun with a stale state version", err, session.ErrConflict)
+	notHeld := good()
+	notHeld.Release = "B"
+	_, err = e.s.WriteRun(e.ctx, k, notHeld)
+	wantErr(t, "WriteRun releasing another owner's lease", err, session.ErrNotHeld)
+	unknown := good()
+	unknown.Done = rs.Input.ID + 1000
+	_, err = e.s.WriteRun(e.ctx, k, unknown)
+	wantErr(t, "WriteRun completing an unknown input", err, session.ErrNotFound)
+	if after := snapshot(t, e, k); after != before {
+		t.Errorf("a failed WriteRun changed the session:\nbefore %s\nafter  %s", before, after)
+	}
+	w, err := e.s.WriteRun(e.ctx, k, good())
+	must(t, "WriteRun", err)
+	if w.First != 2 || w.Version != 2 {
+		t.Errorf("WriteRun = %+v, want first 2, version 2", w)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentscope-go/agentscope/session"
@@ -45,6 +46,18 @@ type Store struct {
 	r   *sql.DB // readers, query_only
 	now func() time.Time
 	ids stamp.Source
+	// wstmts and rstmts are the hot statements, prepared at Open on the
+	// writer and on the readers (read-only after Open).
+	wstmts, rstmts map[string]*sql.Stmt
+
+	// The WAL is checkpointed by a goroutine of the store's on its own
+	// connection, never by a commit (see checkpoints).
+	ck      *sql.DB
+	commits atomic.Int64  // commits since the last checkpoint
+	ckKick  chan struct{} // a checkpoint is due
+	ckStop  chan struct{}
+	ckDone  chan struct{}
+	closed  sync.Once
 }
 
 var _ session.Store = (*Store)(nil)
@@ -81,7 +94,7 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 		}
 		return "file:" + (&url.URL{Path: cfg.Path}).EscapedPath() + "?" + q.Encode()
 	}
-	w, err := sql.Open("sqlite", dsn("_pragma", "journal_mode(WAL)", "_txlock", "immediate"))
+	w, err := sql.Open("sqlite", dsn("_pragma", "journal_mode(WAL)", "_pragma", "wal_autocheckpoint(0)", "_txlock", "immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
 	}
@@ -106,6 +119,21 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
 	s.r = r
+	ck, err := sql.Open("sqlite", dsn())
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
+	}
+	ck.SetMaxOpenConns(1)
+	s.ck, s.ckKick, s.ckStop, s.ckDone = ck, make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	go s.checkpoints()
+	// A store held at an older schema (the migration tests) runs its
+	// statements unprepared: some do not compile there.
+	if err := s.prepare(ctx); version == math.MaxInt && err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
+	}
 	return s, nil
 }
 
@@ -150,8 +178,46 @@ func migrateTo(ctx context.Context, db *sql.DB, version int) error {
 	return nil
 }
 
-// Close closes both pools.
-func (s *Store) Close() error { return errors.Join(s.r.Close(), s.w.Close()) }
+// Close stops the checkpoints and closes the connections (the last one
+// to close checkpoints the WAL into the file).
+func (s *Store) Close() error {
+	s.closed.Do(func() { close(s.ckStop) })
+	<-s.ckDone
+	return errors.Join(s.ck.Close(), s.r.Close(), s.w.Close())
+}
+
+// checkpointEvery and checkpointCommits say when the WAL is copied into
+// the database file: every so often, or sooner after that many commits.
+const (
+	checkpointEvery   = time.Second
+	checkpointCommits = 256
+)
+
+// checkpoints copies the WAL into the database file (a PASSIVE
+// checkpoint, which never blocks the writer or the readers) from its own
+// connection. With synchronous=NORMAL a checkpoint syncs the WAL and the
+// file to disk, milliseconds on a busy disk; SQLite's automatic
+// checkpoint (off on the writer) would do that inside whichever commit
+// crossed its threshold.
+func (s *Store) checkpoints() {
+	defer close(s.ckDone)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ckStop:
+			return
+		case <-t.C:
+		case <-s.ckKick:
+		}
+		if s.commits.Swap(0) == 0 {
+			continue
+		}
+		// A failed checkpoint leaves the WAL longer, nothing else: the
+		// next one copies what this one did not.
+		_, _ = s.ck.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+	}
+}
 
 func inTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
@@ -166,8 +232,15 @@ func inTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 }
 
 // write runs fn in a transaction on the writer connection.
-func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	return fail(ctx, inTx(ctx, s.w, fn))
+func (s *Store) write(ctx context.Context, fn func(*wtx) error) error {
+	err := inTx(ctx, s.w, func(tx *sql.Tx) error { return fn(&wtx{tx: tx, stmts: s.wstmts}) })
+	if err == nil && s.commits.Add(1) == checkpointCommits {
+		select {
+		case s.ckKick <- struct{}{}:
+		default:
+		}
+	}
+	return fail(ctx, err)
 }
 
 // fail makes an error of a cancelled context match the context's error.
@@ -198,7 +271,7 @@ type querier interface {
 // exists tells ErrNotFound from the other reasons an update matched no row.
 func exists(ctx context.Context, q querier, k session.Key) (bool, error) {
 	var n int64
-	err := q.QueryRowContext(ctx, `SELECT n FROM sessions WHERE id = ? AND user_id = ?`, k.SessionID, k.UserID).Scan(&n)
+	err := q.QueryRowContext(ctx, qSessionN, k.SessionID, k.UserID).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -207,7 +280,7 @@ func exists(ctx context.Context, q querier, k session.Key) (bool, error) {
 
 func sessionN(ctx context.Context, q querier, k session.Key) (int64, error) {
 	var n int64
-	err := q.QueryRowContext(ctx, `SELECT n FROM sessions WHERE id = ? AND user_id = ?`, k.SessionID, k.UserID).Scan(&n)
+	err := q.QueryRowContext(ctx, qSessionN, k.SessionID, k.UserID).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, notFound(k)
 	}
@@ -239,10 +312,9 @@ func (s *Store) CreateSession(ctx context.Context, ns session.NewSession) (sessi
 	}
 	now := us(s.now())
 	var rec session.Record
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *wtx) error {
 		var err error
-		rec, err = scanRecord(tx.QueryRowContext(ctx, `INSERT INTO sessions (id, user_id, agent_id, name, config, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING `+recordCols,
+		rec, err = scanRecord(tx.QueryRowContext(ctx, qCreate,
 			s.ids.NewID(), ns.UserID, ns.AgentID, ns.Name, []byte(cfg), now, now))
 		return err
 	})
@@ -256,7 +328,7 @@ func (s *Store) GetSession(ctx context.Context, k session.Key) (session.Record, 
 	if err := check.Begin(ctx, k); err != nil {
 		return session.Record{}, err
 	}
-	rec, err := scanRecord(s.r.QueryRowContext(ctx, `SELECT `+recordCols+` FROM sessions WHERE id = ? AND user_id = ?`, k.SessionID, k.UserID))
+	rec, err := scanRecord(s.row(ctx, qGetSession, k.SessionID, k.UserID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return session.Record{}, notFound(k)
 	}
@@ -321,7 +393,7 @@ func (s *Store) UpdateSession(ctx context.Context, k session.Key, p session.Patc
 		name = *p.Name
 	}
 	var rec session.Record
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *wtx) error {
 		var err error
 		rec, err = scanRecord(tx.QueryRowContext(ctx, `UPDATE sessions SET name = coalesce(?, name), config = coalesce(?, config), updated_at = ?
 			WHERE id = ? AND user_id = ? RETURNING `+recordCols, name, nullable(p.Config), us(s.now()), k.SessionID, k.UserID))
@@ -337,7 +409,7 @@ func (s *Store) DeleteSession(ctx context.Context, k session.Key) error {
 	if err := check.Begin(ctx, k); err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *wtx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ? AND user_id = ?`, k.SessionID, k.UserID)
 		if err != nil {
 			return err
@@ -355,8 +427,7 @@ func (s *Store) LoadState(ctx context.Context, k session.Key) (session.State, er
 	}
 	var version sql.NullInt64
 	var data []byte
-	err := s.r.QueryRowContext(ctx, `SELECT st.version, st.data FROM sessions s LEFT JOIN states st ON st.session_n = s.n
-		WHERE s.id = ? AND s.user_id = ?`, k.SessionID, k.UserID).Scan(&version, &data)
+	err := s.row(ctx, qLoadState, k.SessionID, k.UserID).Scan(&version, &data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return session.State{}, notFound(k)
 	}
@@ -373,37 +444,35 @@ func (s *Store) SaveState(ctx context.Context, k session.Key, expected int64, st
 	if err := check.JSON("state", st); err != nil {
 		return 0, err
 	}
-	conflict := func() error {
-		return fmt.Errorf("session %s: state is no longer at version %d: %w", k.SessionID, expected, session.ErrConflict)
-	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var n int64
-		err := tx.QueryRowContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ? AND user_id = ? RETURNING n`,
-			us(s.now()), k.SessionID, k.UserID).Scan(&n)
-		if errors.Is(err, sql.ErrNoRows) {
-			return notFound(k)
-		}
-		if err != nil {
-			return err
-		}
-		var res sql.Result
-		if expected == 0 {
-			res, err = tx.ExecContext(ctx, `INSERT INTO states (session_n, version, data) VALUES (?, 1, ?) ON CONFLICT DO NOTHING`, n, []byte(st))
-		} else {
-			res, err = tx.ExecContext(ctx, `UPDATE states SET version = version + 1, data = ? WHERE session_n = ? AND version = ?`, []byte(st), n, expected)
-		}
-		if err != nil {
-			return err
-		}
-		if c, _ := res.RowsAffected(); c == 0 {
-			return conflict()
-		}
-		return nil
-	})
+	err := s.write(ctx, func(tx *wtx) error { return s.saveStateTx(ctx, tx, k, expected, st) })
 	if err != nil {
 		return 0, err
 	}
 	return expected + 1, nil
+}
+
+func (s *Store) saveStateTx(ctx context.Context, tx *wtx, k session.Key, expected int64, st json.RawMessage) error {
+	var n int64
+	err := tx.QueryRowContext(ctx, qTouch, us(s.now()), k.SessionID, k.UserID).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound(k)
+	}
+	if err != nil {
+		return err
+	}
+	var res sql.Result
+	if expected == 0 {
+		res, err = tx.ExecContext(ctx, qInsertState, n, []byte(st))
+	} else {
+		res, err = tx.ExecContext(ctx, qUpdateState, []byte(st), n, expected)
+	}
+	if err != nil {
+		return err
+	}
+	if c, _ := res.RowsAffected(); c == 0 {
+		return fmt.Errorf("session %s: state is no longer at version %d: %w", k.SessionID, expected, session.ErrConflict)
+	}
+	return nil
 }
 
 func (s *Store) UpsertMessages(ctx context.Context, k session.Key, msgs []session.Message) error {
@@ -413,30 +482,25 @@ func (s *Store) UpsertMessages(ctx context.Context, k session.Key, msgs []sessio
 	if err := check.Messages(msgs); err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
-		var n, last int64
-		err := tx.QueryRowContext(ctx, `UPDATE sessions SET last_pos = last_pos + ? WHERE id = ? AND user_id = ? RETURNING n, last_pos`,
-			len(msgs), k.SessionID, k.UserID).Scan(&n, &last)
-		if errors.Is(err, sql.ErrNoRows) {
-			return notFound(k)
-		}
-		if err != nil {
+	return s.write(ctx, func(tx *wtx) error { return upsertTx(ctx, tx, k, msgs) })
+}
+
+func upsertTx(ctx context.Context, tx *wtx, k session.Key, msgs []session.Message) error {
+	var n, last int64
+	err := tx.QueryRowContext(ctx, qBumpPos, len(msgs), k.SessionID, k.UserID).Scan(&n, &last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound(k)
+	}
+	if err != nil {
+		return err
+	}
+	base := last - int64(len(msgs)) + 1
+	for i, m := range msgs {
+		if _, err := tx.ExecContext(ctx, qUpsertMsg, n, m.ID, base+int64(i), []byte(m.JSON)); err != nil {
 			return err
 		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages (session_n, msg_id, pos, data) VALUES (?, ?, ?, ?)
-			ON CONFLICT (session_n, msg_id) DO UPDATE SET data = excluded.data`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		base := last - int64(len(msgs)) + 1
-		for i, m := range msgs {
-			if _, err := stmt.ExecContext(ctx, n, m.ID, base+int64(i), []byte(m.JSON)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 func (s *Store) ListMessages(ctx context.Context, k session.Key, q session.MessageQuery) (session.MessagePage, error) {
@@ -487,228 +551,6 @@ func (s *Store) ListMessages(ctx context.Context, k session.Key, q session.Messa
 	return check.Page(page.Messages, q.Limit), nil
 }
 
-// insertChunk is the most events one INSERT carries (3 parameters each,
-// well under SQLite's limit of 32766).
-const insertChunk = 256
-
-var insertSQL sync.Map // int -> string: the INSERT for that many events
-
-func insertEventsSQL(n int) string {
-	if q, ok := insertSQL.Load(n); ok {
-		return q.(string)
-	}
-	var b strings.Builder
-	b.WriteString(`INSERT INTO events (session_n, seq, data) VALUES `)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString("(?,?,?)")
-	}
-	q, _ := insertSQL.LoadOrStore(n, b.String())
-	return q.(string)
-}
-
-func (s *Store) AppendEvents(ctx context.Context, k session.Key, events []json.RawMessage) (int64, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return 0, err
-	}
-	if err := check.Events(events); err != nil {
-		return 0, err
-	}
-	var first int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var n, last int64
-		err := tx.QueryRowContext(ctx, `UPDATE sessions SET last_seq = last_seq + ? WHERE id = ? AND user_id = ? RETURNING n, last_seq`,
-			len(events), k.SessionID, k.UserID).Scan(&n, &last)
-		if errors.Is(err, sql.ErrNoRows) {
-			return notFound(k)
-		}
-		if err != nil {
-			return err
-		}
-		first = last - int64(len(events)) + 1
-		args := make([]any, 0, 3*min(len(events), insertChunk))
-		for start := 0; start < len(events); start += insertChunk {
-			chunk := events[start:min(start+insertChunk, len(events))]
-			args = args[:0]
-			for i, e := range chunk {
-				args = append(args, n, first+int64(start+i), []byte(e))
-			}
-			if _, err := tx.ExecContext(ctx, insertEventsSQL(len(chunk)), args...); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	return first, nil
-}
-
-func (s *Store) ReadEvents(ctx context.Context, k session.Key, after int64, limit int) ([]session.Event, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return nil, err
-	}
-	if err := check.Limit(limit); err != nil {
-		return nil, err
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT seq, data FROM events
-		WHERE session_n = (SELECT n FROM sessions WHERE id = ? AND user_id = ?) AND seq > ? ORDER BY seq LIMIT ?`,
-		k.SessionID, k.UserID, after, limit)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	defer rows.Close()
-	var out []session.Event
-	for rows.Next() {
-		var e session.Event
-		var data []byte
-		if err := rows.Scan(&e.Seq, &data); err != nil {
-			return nil, fail(ctx, err)
-		}
-		e.JSON = data
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fail(ctx, err)
-	}
-	if len(out) == 0 {
-		ok, err := exists(ctx, s.r, k)
-		if err != nil {
-			return nil, fail(ctx, err)
-		}
-		if !ok {
-			return nil, notFound(k)
-		}
-	}
-	return out, nil
-}
-
-func (s *Store) LastSeq(ctx context.Context, k session.Key) (int64, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return 0, err
-	}
-	var last int64
-	err := s.r.QueryRowContext(ctx, `SELECT last_seq FROM sessions WHERE id = ? AND user_id = ?`, k.SessionID, k.UserID).Scan(&last)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, notFound(k)
-	}
-	return last, fail(ctx, err)
-}
-
-func scanLease(row scanner) (session.Lease, error) {
-	var l session.Lease
-	var exp int64
-	if err := row.Scan(&l.Owner, &exp, &l.Epoch); err != nil {
-		return session.Lease{}, err
-	}
-	l.Expires = fromUS(exp)
-	return l, nil
-}
-
-func (s *Store) AcquireLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.Lease{}, err
-	}
-	if err := check.Owner(owner); err != nil {
-		return session.Lease{}, err
-	}
-	if err := check.TTL(ttl); err != nil {
-		return session.Lease{}, err
-	}
-	now := s.now()
-	var l session.Lease
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		// The claim is one UPDATE: it matches only a lease that is free,
-		// expired or the caller's, so no reader can interleave.
-		l, err = scanLease(tx.QueryRowContext(ctx, `UPDATE sessions SET
-				lease_epoch = lease_epoch + (lease_owner <> ?1), lease_owner = ?1, lease_expires = ?2
-			WHERE id = ?3 AND user_id = ?4 AND (lease_owner = ?1 OR lease_owner = '' OR lease_expires <= ?5)
-			RETURNING lease_owner, lease_expires, lease_epoch`,
-			owner, us(now.Add(ttl)), k.SessionID, k.UserID, us(now)))
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		cur, err := scanLease(tx.QueryRowContext(ctx, `SELECT lease_owner, lease_expires, lease_epoch FROM sessions WHERE id = ? AND user_id = ?`, k.SessionID, k.UserID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return notFound(k)
-		}
-		if err != nil {
-			return err
-		}
-		return fmt.Errorf("session %s: %w (by %s until %s)", k.SessionID, session.ErrLeased, cur.Owner, cur.Expires)
-	})
-	return l, err
-}
-
-func (s *Store) RenewLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.Lease{}, err
-	}
-	if err := check.Owner(owner); err != nil {
-		return session.Lease{}, err
-	}
-	if err := check.TTL(ttl); err != nil {
-		return session.Lease{}, err
-	}
-	var l session.Lease
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		l, err = scanLease(tx.QueryRowContext(ctx, `UPDATE sessions SET lease_expires = ? WHERE id = ? AND user_id = ? AND lease_owner = ?
-			RETURNING lease_owner, lease_expires, lease_epoch`, us(s.now().Add(ttl)), k.SessionID, k.UserID, owner))
-		if errors.Is(err, sql.ErrNoRows) {
-			return s.notHeld(ctx, tx, k)
-		}
-		return err
-	})
-	return l, err
-}
-
-func (s *Store) notHeld(ctx context.Context, tx *sql.Tx, k session.Key) error {
-	ok, err := exists(ctx, tx, k)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return notFound(k)
-	}
-	return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)
-}
-
-func (s *Store) ReleaseLease(ctx context.Context, k session.Key, owner string) error {
-	if err := check.Begin(ctx, k); err != nil {
-		return err
-	}
-	if err := check.Owner(owner); err != nil {
-		return err
-	}
-	return s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET lease_owner = '', lease_expires = 0 WHERE id = ? AND user_id = ? AND lease_owner = ?`,
-			k.SessionID, k.UserID, owner)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return s.notHeld(ctx, tx, k)
-		}
-		return nil
-	})
-}
-
-func (s *Store) GetLease(ctx context.Context, k session.Key) (session.Lease, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.Lease{}, err
-	}
-	l, err := scanLease(s.r.QueryRowContext(ctx, `SELECT lease_owner, lease_expires, lease_epoch FROM sessions WHERE id = ? AND user_id = ?`, k.SessionID, k.UserID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return session.Lease{}, notFound(k)
-	}
-	return l, fail(ctx, err)
-}
-
 func (s *Store) Recoverable(ctx context.Context, limit int) ([]session.Key, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -735,6 +577,223 @@ func (s *Store) Recoverable(ctx context.Context, limit int) ([]session.Key, erro
 	return out, fail(ctx, rows.Err())
 }
 
+func (s *Store) AppendEvents(ctx context.Context, k session.Key, events []json.RawMessage) (int64, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return 0, err
+	}
+	if err := check.Events(events); err != nil {
+		return 0, err
+	}
+	var first int64
+	err := s.write(ctx, func(tx *wtx) error {
+		var err error
+		first, err = appendTx(ctx, tx, k, events)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return first, nil
+}
+
+func appendTx(ctx context.Context, tx *wtx, k session.Key, events []json.RawMessage) (int64, error) {
+	var n, last int64
+	err := tx.QueryRowContext(ctx, qBumpSeq, len(events), k.SessionID, k.UserID).Scan(&n, &last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, notFound(k)
+	}
+	if err != nil {
+		return 0, err
+	}
+	first := last - int64(len(events)) + 1
+	args := make([]any, 0, 3*min(len(events), insertChunks[0]))
+	for start := 0; start < len(events); {
+		size := insertChunks[len(insertChunks)-1]
+		for _, c := range insertChunks {
+			if c <= len(events)-start {
+				size = c
+				break
+			}
+		}
+		args = args[:0]
+		for i, e := range events[start : start+size] {
+			args = append(args, n, first+int64(start+i), []byte(e))
+		}
+		if _, err := tx.ExecContext(ctx, insertEventsSQL(size), args...); err != nil {
+			return 0, err
+		}
+		start += size
+	}
+	return first, nil
+}
+
+func (s *Store) ReadEvents(ctx context.Context, k session.Key, after int64, limit int) ([]session.Event, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return nil, err
+	}
+	if err := check.Limit(limit); err != nil {
+		return nil, err
+	}
+	rows, err := s.rows(ctx, qReadEvents, k.SessionID, k.UserID, after, limit)
+	if err != nil {
+		return nil, fail(ctx, err)
+	}
+	defer rows.Close()
+	var out []session.Event
+	for rows.Next() {
+		var e session.Event
+		var data []byte
+		if err := rows.Scan(&e.Seq, &data); err != nil {
+			return nil, fail(ctx, err)
+		}
+		e.JSON = data
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, err)
+	}
+	if len(out) == 0 {
+		ok, err := exists(ctx, readRows{s}, k)
+		if err != nil {
+			return nil, fail(ctx, err)
+		}
+		if !ok {
+			return nil, notFound(k)
+		}
+	}
+	return out, nil
+}
+
+// readRows runs exists and sessionN on the readers, prepared.
+type readRows struct{ s *Store }
+
+func (r readRows) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return r.s.row(ctx, q, args...)
+}
+
+func (s *Store) LastSeq(ctx context.Context, k session.Key) (int64, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return 0, err
+	}
+	var last int64
+	err := s.row(ctx, qLastSeq, k.SessionID, k.UserID).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, notFound(k)
+	}
+	return last, fail(ctx, err)
+}
+
+func scanLease(row scanner, extra ...any) (session.Lease, error) {
+	var l session.Lease
+	var exp int64
+	if err := row.Scan(append([]any{&l.Owner, &exp, &l.Epoch}, extra...)...); err != nil {
+		return session.Lease{}, err
+	}
+	l.Expires = fromUS(exp)
+	return l, nil
+}
+
+func (s *Store) AcquireLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return session.Lease{}, err
+	}
+	if err := check.Owner(owner); err != nil {
+		return session.Lease{}, err
+	}
+	if err := check.TTL(ttl); err != nil {
+		return session.Lease{}, err
+	}
+	var l session.Lease
+	err := s.write(ctx, func(tx *wtx) error {
+		var err error
+		l, _, err = acquireTx(ctx, tx, k, owner, ttl, s.now())
+		return err
+	})
+	return l, err
+}
+
+// acquireTx takes the lease and returns it with the session's row number.
+func acquireTx(ctx context.Context, tx *wtx, k session.Key, owner string, ttl time.Duration, now time.Time) (session.Lease, int64, error) {
+	var n int64
+	l, err := scanLease(tx.QueryRowContext(ctx, qAcquire, owner, us(now.Add(ttl)), k.SessionID, k.UserID, us(now)), &n)
+	if !errors.Is(err, sql.ErrNoRows) {
+		return l, n, err
+	}
+	cur, err := scanLease(tx.QueryRowContext(ctx, qLeaseOf, k.SessionID, k.UserID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return session.Lease{}, 0, notFound(k)
+	}
+	if err != nil {
+		return session.Lease{}, 0, err
+	}
+	return session.Lease{}, 0, fmt.Errorf("session %s: %w (by %s until %s)", k.SessionID, session.ErrLeased, cur.Owner, cur.Expires)
+}
+
+func (s *Store) RenewLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return session.Lease{}, err
+	}
+	if err := check.Owner(owner); err != nil {
+		return session.Lease{}, err
+	}
+	if err := check.TTL(ttl); err != nil {
+		return session.Lease{}, err
+	}
+	var l session.Lease
+	err := s.write(ctx, func(tx *wtx) error {
+		var err error
+		l, err = scanLease(tx.QueryRowContext(ctx, qRenew, us(s.now().Add(ttl)), k.SessionID, k.UserID, owner))
+		if errors.Is(err, sql.ErrNoRows) {
+			return s.notHeld(ctx, tx, k)
+		}
+		return err
+	})
+	return l, err
+}
+
+func (s *Store) notHeld(ctx context.Context, tx *wtx, k session.Key) error {
+	ok, err := exists(ctx, tx, k)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return notFound(k)
+	}
+	return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)
+}
+
+func (s *Store) ReleaseLease(ctx context.Context, k session.Key, owner string) error {
+	if err := check.Begin(ctx, k); err != nil {
+		return err
+	}
+	if err := check.Owner(owner); err != nil {
+		return err
+	}
+	return s.write(ctx, func(tx *wtx) error { return s.releaseTx(ctx, tx, k, owner) })
+}
+
+func (s *Store) releaseTx(ctx context.Context, tx *wtx, k session.Key, owner string) error {
+	res, err := tx.ExecContext(ctx, qRelease, k.SessionID, k.UserID, owner)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return s.notHeld(ctx, tx, k)
+	}
+	return nil
+}
+
+func (s *Store) GetLease(ctx context.Context, k session.Key) (session.Lease, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return session.Lease{}, err
+	}
+	l, err := scanLease(s.row(ctx, qLeaseOf, k.SessionID, k.UserID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return session.Lease{}, notFound(k)
+	}
+	return l, fail(ctx, err)
+}
+
 func scanInput(row scanner) (session.Input, error) {
 	var in session.Input
 	var data []byte
@@ -754,13 +813,12 @@ func (s *Store) EnqueueInput(ctx context.Context, k session.Key, raw json.RawMes
 		return session.Input{}, err
 	}
 	var in session.Input
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *wtx) error {
 		n, err := sessionN(ctx, tx, k)
 		if err != nil {
 			return err
 		}
-		in, err = scanInput(tx.QueryRowContext(ctx, `INSERT INTO inputs (session_n, data, created_at) VALUES (?, ?, ?)
-			RETURNING id, data, created_at, attempts`, n, []byte(raw), us(s.now())))
+		in, err = scanInput(tx.QueryRowContext(ctx, qEnqueue, n, []byte(raw), us(s.now())))
 		return err
 	})
 	return in, err
@@ -774,12 +832,9 @@ func (s *Store) ClaimInput(ctx context.Context, k session.Key, owner string) (se
 		return session.Input{}, err
 	}
 	var in session.Input
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *wtx) error {
 		var n int64
-		l, err := scanLease(rowFunc(func(dest ...any) error {
-			return tx.QueryRowContext(ctx, `SELECT lease_owner, lease_expires, lease_epoch, n FROM sessions WHERE id = ? AND user_id = ?`,
-				k.SessionID, k.UserID).Scan(append(dest, &n)...)
-		}))
+		l, err := scanLease(tx.QueryRowContext(ctx, qLeaseAndN, k.SessionID, k.UserID), &n)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound(k)
 		}
@@ -789,9 +844,7 @@ func (s *Store) ClaimInput(ctx context.Context, k session.Key, owner string) (se
 		if l.Owner != owner || !l.Held(check.Time(s.now())) {
 			return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)
 		}
-		in, err = scanInput(tx.QueryRowContext(ctx, `UPDATE inputs SET attempts = attempts + 1, claim_owner = ?1, claim_epoch = ?2
-			WHERE id = (SELECT id FROM inputs WHERE session_n = ?3 AND done = 0 AND NOT (claim_owner = ?1 AND claim_epoch = ?2) ORDER BY id LIMIT 1)
-			RETURNING id, data, created_at, attempts`, owner, l.Epoch, n))
+		in, err = scanInput(tx.QueryRowContext(ctx, qClaim, owner, l.Epoch, n))
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNoInput)
 		}
@@ -800,29 +853,26 @@ func (s *Store) ClaimInput(ctx context.Context, k session.Key, owner string) (se
 	return in, err
 }
 
-// rowFunc adapts a Scan with extra destinations to a scanner.
-type rowFunc func(dest ...any) error
-
-func (f rowFunc) Scan(dest ...any) error { return f(dest...) }
-
 func (s *Store) CompleteInput(ctx context.Context, k session.Key, id int64) error {
 	if err := check.Begin(ctx, k); err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
-		n, err := sessionN(ctx, tx, k)
-		if err != nil {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, `UPDATE inputs SET done = 1 WHERE id = ? AND session_n = ? AND done = 0 AND attempts > 0`, id, n)
-		if err != nil {
-			return err
-		}
-		if c, _ := res.RowsAffected(); c == 0 {
-			return fmt.Errorf("input %d: %w", id, session.ErrNotFound)
-		}
-		return nil
-	})
+	return s.write(ctx, func(tx *wtx) error { return completeTx(ctx, tx, k, id) })
+}
+
+func completeTx(ctx context.Context, tx *wtx, k session.Key, id int64) error {
+	n, err := sessionN(ctx, tx, k)
+	if err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, qComplete, id, n)
+	if err != nil {
+		return err
+	}
+	if c, _ := res.RowsAffected(); c == 0 {
+		return fmt.Errorf("input %d: %w", id, session.ErrNotFound)
+	}
+	return nil
 }
 
 func (s *Store) PendingInputs(ctx context.Context, k session.Key) (int, error) {
@@ -830,10 +880,92 @@ func (s *Store) PendingInputs(ctx context.Context, k session.Key) (int, error) {
 		return 0, err
 	}
 	var c int
-	err := s.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM inputs i WHERE i.session_n = s.n AND i.done = 0)
-		FROM sessions s WHERE s.id = ? AND s.user_id = ?`, k.SessionID, k.UserID).Scan(&c)
+	err := s.row(ctx, qPending, k.SessionID, k.UserID).Scan(&c)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, notFound(k)
 	}
 	return c, fail(ctx, err)
+}
+
+func (s *Store) StartRun(ctx context.Context, k session.Key, owner string, ttl time.Duration, raw json.RawMessage) (session.RunStart, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return session.RunStart{}, err
+	}
+	if err := check.Owner(owner); err != nil {
+		return session.RunStart{}, err
+	}
+	if err := check.TTL(ttl); err != nil {
+		return session.RunStart{}, err
+	}
+	if err := check.JSON("input", raw); err != nil {
+		return session.RunStart{}, err
+	}
+	var rs session.RunStart
+	err := s.write(ctx, func(tx *wtx) error {
+		now := s.now()
+		l, n, err := acquireTx(ctx, tx, k, owner, ttl, now)
+		if err != nil {
+			return err
+		}
+		rs = session.RunStart{Lease: l}
+		var version sql.NullInt64
+		var data []byte
+		if err := tx.QueryRowContext(ctx, qStateOf, n).Scan(&version, &data); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		rs.State = session.State{JSON: data, Version: version.Int64}
+		if err := tx.QueryRowContext(ctx, qPendingOfN, n).Scan(&rs.Pending); err != nil || rs.Pending > 0 {
+			return err
+		}
+		// Queued already claimed: the claim ClaimInput would make, since
+		// nothing older is pending.
+		rs.Input, err = scanInput(tx.QueryRowContext(ctx, qEnqueueClaim, n, []byte(raw), us(now), owner, l.Epoch))
+		return err
+	})
+	if err != nil {
+		return session.RunStart{}, err
+	}
+	return rs, nil
+}
+
+func (s *Store) WriteRun(ctx context.Context, k session.Key, w session.RunWrite) (session.RunWritten, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return session.RunWritten{}, err
+	}
+	if err := check.RunWrite(w); err != nil {
+		return session.RunWritten{}, err
+	}
+	var out session.RunWritten
+	err := s.write(ctx, func(tx *wtx) error {
+		if w.State != nil {
+			if err := s.saveStateTx(ctx, tx, k, w.StateVersion, w.State); err != nil {
+				return err
+			}
+			out.Version = w.StateVersion + 1
+		}
+		if len(w.Messages) > 0 {
+			if err := upsertTx(ctx, tx, k, w.Messages); err != nil {
+				return err
+			}
+		}
+		if len(w.Events) > 0 {
+			var err error
+			if out.First, err = appendTx(ctx, tx, k, w.Events); err != nil {
+				return err
+			}
+		}
+		if w.Done != 0 {
+			if err := completeTx(ctx, tx, k, w.Done); err != nil {
+				return err
+			}
+		}
+		if w.Release != "" {
+			return s.releaseTx(ctx, tx, k, w.Release)
+		}
+		return nil
+	})
+	if err != nil {
+		return session.RunWritten{}, err
+	}
+	return out, nil
 }

@@ -1,7 +1,10 @@
 package sqlite
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,4 +21,42 @@ func TestContract(t *testing.T) {
 		t.Cleanup(func() { s.Close() })
 		return s
 	})
+}
+
+// The store's own checkpoints copy the WAL into the database file while it
+// is open (commits never do: the writer's automatic checkpoint is off).
+func TestCheckpoints(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "test.db")
+	s, err := Open(t.Context(), Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	size := func() int64 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	rec, err := s.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := session.Key{UserID: "u", SessionID: rec.ID}
+	before := size()
+	ev := json.RawMessage(`{"pad":"` + strings.Repeat("x", 2000) + `"}`)
+	for range checkpointCommits {
+		if _, err := s.AppendEvents(t.Context(), k, []json.RawMessage{ev}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 256 commits of 2 KB: about 500 KB in the WAL, until a checkpoint
+	// copies it into the file.
+	for deadline := time.Now().Add(30 * time.Second); size() < before+256*2000; {
+		if time.Now().After(deadline) {
+			t.Fatalf("no checkpoint: the file is %d bytes, was %d", size(), before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -139,3 +139,32 @@ func Page(newestFirst []session.Message, limit int) session.MessagePage {
 	slices.Reverse(page.Messages)
 	return page
 }
+
+// RunWrite checks a write for WriteRun: each part present as its own call
+// would check it, and at least one part.
+func RunWrite(w session.RunWrite) error {
+	if w.State == nil && len(w.Messages) == 0 && len(w.Events) == 0 && w.Done == 0 && w.Release == "" {
+		return fmt.Errorf("%w: an empty run write", session.ErrInvalid)
+	}
+	if w.State != nil {
+		if err := JSON("state", w.State); err != nil {
+			return err
+		}
+	}
+	if len(w.Messages) > 0 {
+		if err := Messages(w.Messages); err != nil {
+			return err
+		}
+	}
+	if len(w.Events) > 0 {
+		if err := Events(w.Events); err != nil {
+			return err
+		}
+	}
+	if w.Release != "" {
+		if err := Owner(w.Release); err != nil {
+			return err
+		}
+	}
+	return nil
+}

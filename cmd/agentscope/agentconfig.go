@@ -1,0 +1,356 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/demo"
+	"github.com/agentscope-go/agentscope/mcp"
+	"github.com/agentscope-go/agentscope/model"
+	"github.com/agentscope-go/agentscope/model/provider"
+	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/server"
+	"github.com/agentscope-go/agentscope/state"
+	"github.com/agentscope-go/agentscope/tool"
+	"github.com/agentscope-go/agentscope/tool/builtin"
+)
+
+// agentFile is the JSON file of `serve --config`: the agents to serve.
+// JSON because the standard library reads it and nothing else in the
+// repository needs YAML or TOML.
+type agentFile struct {
+	Agents []json.RawMessage `json:"agents"`
+}
+
+// agentSpec is one agent of a config file, or of serve's flags: the same
+// fields either way.
+type agentSpec struct {
+	// ID is what clients send as agent_id. Required in a file.
+	ID string `json:"id"`
+	// Name authors the agent's replies ("": "assistant").
+	Name string `json:"name"`
+	// Description is shown by GET /agent/ ("": the model's).
+	Description string `json:"description"`
+	// Model is a model URI, as `run --model` takes ("demo": the keyless
+	// demo model). Required in a file.
+	Model string `json:"model"`
+	// BaseURL overrides the provider's API URL.
+	BaseURL string `json:"base_url"`
+	// SystemPrompt is the system prompt.
+	SystemPrompt string `json:"system_prompt"`
+	// Tools is a tool set ("demo", "builtin", "none") or a list of tool
+	// names and sets (["Read", "Grep", "calculate"]); absent: "demo" for
+	// the demo model, else none.
+	Tools json.RawMessage `json:"tools"`
+	// MCP are MCP servers whose tools the agent gets: the SPECs of
+	// `run --mcp`.
+	MCP []string `json:"mcp"`
+	// PermissionMode is the reference's permission mode ("": default).
+	PermissionMode string `json:"permission_mode"`
+	// MaxIters bounds the reasoning-acting rounds of a reply (0: the
+	// agent's default).
+	MaxIters int `json:"max_iters"`
+}
+
+// demoTools are the tools of the "demo" set, by name, in order.
+var demoToolNames = []string{"calculate", "get_time", "save_note", "wait"}
+
+// toolSets are the set names a tools field may use.
+var toolSets = map[string][]string{"demo": demoToolNames, "builtin": builtin.Names, "none": nil}
+
+// readAgentFile reads and checks a config file: every error names the
+// file and the field.
+func readAgentFile(path string) ([]agentSpec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f agentFile
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, jsonError(data, err))
+	}
+	if len(f.Agents) == 0 {
+		return nil, fmt.Errorf("%s: agents: at least one agent is required", path)
+	}
+	specs := make([]agentSpec, len(f.Agents))
+	ids := map[string]int{}
+	for i, raw := range f.Agents {
+		where := fmt.Sprintf("%s: agents[%d]", path, i)
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&specs[i]); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, jsonError(raw, err))
+		}
+		s := &specs[i]
+		switch {
+		case s.ID == "":
+			return nil, fmt.Errorf("%s.id: required", where)
+		case s.Model == "":
+			return nil, fmt.Errorf("%s.model: required: a model URI such as openai:gpt-4.1, or demo", where)
+		}
+		if j, dup := ids[s.ID]; dup {
+			return nil, fmt.Errorf("%s.id: %q is also the id of agents[%d]", where, s.ID, j)
+		}
+		ids[s.ID] = i
+		if err := s.check(); err != nil {
+			return nil, fmt.Errorf("%s.%w", where, err)
+		}
+	}
+	return specs, nil
+}
+
+// jsonError says where in data a decoding error is, for a person.
+func jsonError(data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("the JSON ends too soon (a missing } or ])")
+	case errors.As(err, &se):
+		line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+		return fmt.Errorf("line %d: %v", line, se)
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Errorf("%s: want a JSON %s, got %s", te.Field, te.Type, te.Value)
+	}
+	return err
+}
+
+// check validates the fields that need no network: tools, MCP specs,
+// permission mode, max_iters. Its errors start with the field's name.
+func (s *agentSpec) check() error {
+	if _, err := s.toolNames(); err != nil {
+		return fmt.Errorf("tools: %w", err)
+	}
+	for i, spec := range s.MCP {
+		if _, err := mcp.ParseSpec(spec); err != nil {
+			return fmt.Errorf("mcp[%d]: %w", i, err)
+		}
+	}
+	if s.PermissionMode != "" {
+		if _, err := permission.ParseMode(s.PermissionMode); err != nil {
+			return fmt.Errorf("permission_mode: %q: want one of default, accept_edits, explore, bypass, dont_ask", s.PermissionMode)
+		}
+	}
+	if s.MaxIters < 0 {
+		return fmt.Errorf("max_iters: %d: want 1 or more (0: the default)", s.MaxIters)
+	}
+	return nil
+}
+
+// toolNames expands the tools field into tool names.
+func (s *agentSpec) toolNames() ([]string, error) {
+	if len(s.Tools) == 0 || string(s.Tools) == "null" {
+		if s.Model == "" || s.Model == demo.Name {
+			return demoToolNames, nil
+		}
+		return nil, nil
+	}
+	var set string
+	if json.Unmarshal(s.Tools, &set) == nil {
+		return expandTools([]string{set}, true)
+	}
+	var list []string
+	if err := json.Unmarshal(s.Tools, &list); err != nil {
+		return nil, errors.New(`want a tool set ("demo", "builtin", "none") or a list of tool names`)
+	}
+	return expandTools(list, false)
+}
+
+// expandTools turns sets and tool names into tool names, each once. A lone
+// string (set) must be a set name or, as for the --tools flag, a comma
+// list.
+func expandTools(items []string, lone bool) ([]string, error) {
+	if lone {
+		items = strings.Split(items[0], ",")
+	}
+	var out []string
+	add := func(n string) {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	for i, it := range items {
+		it = strings.TrimSpace(it)
+		if names, ok := toolSets[it]; ok {
+			for _, n := range names {
+				add(n)
+			}
+			continue
+		}
+		if !slices.Contains(demoToolNames, it) && !slices.Contains(builtin.Names, it) {
+			where := fmt.Sprintf("[%d] ", i)
+			if lone {
+				where = ""
+			}
+			return nil, fmt.Errorf("%sunknown tool %q: want a set (demo, builtin, none) or one of %s, %s", where, it,
+				strings.Join(demoToolNames, ", "), strings.Join(builtin.Names, ", "))
+		}
+		add(it)
+	}
+	return out, nil
+}
+
+// newTools builds a fresh instance of each named tool.
+func newTools(names []string) ([]tool.Tool, error) {
+	var out []tool.Tool
+	var demoTs []tool.Tool
+	var builtinTs []tool.Tool
+	for _, n := range names {
+		switch {
+		case slices.Contains(demoToolNames, n):
+			if demoTs == nil {
+				ts, err := demo.Tools(nil)
+				if err != nil {
+					return nil, err
+				}
+				note, err := demo.SaveNote(nil)
+				if err != nil {
+					return nil, err
+				}
+				wait, err := demo.Wait()
+				if err != nil {
+					return nil, err
+				}
+				demoTs = append(ts, note, wait)
+			}
+			for _, t := range demoTs {
+				if t.Name() == n {
+					out = append(out, t)
+				}
+			}
+		default:
+			if builtinTs == nil {
+				builtinTs = builtin.Tools(builtin.Config{})
+			}
+			for _, t := range builtinTs {
+				if t.Name() == n {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// build makes the server's agent: the model is made (and checked) once
+// and shared, each run gets a fresh toolkit with the MCP servers' tools as
+// they are then. servers are the agent's connected MCP servers.
+func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (server.Agent, error) {
+	if err := s.check(); err != nil {
+		return server.Agent{}, err
+	}
+	names, _ := s.toolNames()
+	name := s.Name
+	if name == "" {
+		name = "assistant"
+	}
+	var m model.ChatModel
+	spec := server.Agent{ID: s.ID, Name: name, Description: s.Description}
+	if s.Model == "" || s.Model == demo.Name {
+		m = demo.New(demo.WithDelay(15 * time.Millisecond))
+		if spec.ID == "" {
+			spec.ID = demoAgentID
+		}
+		if spec.Description == "" {
+			spec.Description = "DEMO: the keyless rule-based demo model, not a real LLM; start with --model URI for one"
+		}
+	} else {
+		opts := []provider.Option{provider.WithLogger(logger)}
+		if s.BaseURL != "" {
+			opts = append(opts, provider.WithBaseURL(s.BaseURL))
+		}
+		var err error
+		if m, err = provider.New(s.Model, opts...); err != nil {
+			return spec, fmt.Errorf("model: %w", err)
+		}
+		if spec.ID == "" {
+			spec.ID = "default"
+		}
+		if spec.Description == "" {
+			spec.Description = "model " + s.Model
+		}
+	}
+	var mode permission.Mode
+	if s.PermissionMode != "" {
+		mode, _ = permission.ParseMode(s.PermissionMode)
+	}
+	spec.Derive = func(st *state.AgentState, o server.Overrides) (*agent.Agent, error) {
+		ts, err := newTools(names)
+		if err != nil {
+			return nil, err
+		}
+		tk, err := tool.NewToolkit(ts)
+		if err != nil {
+			return nil, err
+		}
+		// Each run mounts the servers' tools in its own toolkit, and their
+		// middlewares keep them current between its model calls.
+		var mws []agent.Middleware
+		for _, c := range servers {
+			if err := c.Mount(tk, ""); err != nil {
+				return nil, fmt.Errorf("MCP server %q: %w", c.Name(), err)
+			}
+			mws = append(mws, c.Middleware())
+		}
+		cfg := agent.Config{Name: name, Model: m, SystemPrompt: s.SystemPrompt, MaxIters: s.MaxIters, Toolkit: tk, State: st, Logger: logger, Middleware: mws}
+		if o.Name != "" {
+			cfg.Name = o.Name
+		}
+		if o.SystemPrompt != "" {
+			cfg.SystemPrompt = o.SystemPrompt
+		}
+		if o.MaxIters > 0 {
+			cfg.MaxIters = o.MaxIters
+		}
+		a, err := agent.New(cfg)
+		if err == nil && mode != "" {
+			err = a.Permissions().SetMode(mode)
+		}
+		return a, err
+	}
+	derive := spec.Derive
+	spec.New = func(st *state.AgentState) (*agent.Agent, error) { return derive(st, server.Overrides{}) }
+	return spec, nil
+}
+
+// buildAgents connects each agent's MCP servers (with mcpBase's timeout
+// and reporting) and builds the agents; close stops every MCP server
+// started. Errors start with where(i), the place agent i was given.
+func buildAgents(ctx context.Context, specs []agentSpec, where func(i int) string, mcpBase mcpSetup, logger *slog.Logger) (agents []server.Agent, close func(), err error) {
+	var closers []func()
+	close = func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	for i := range specs {
+		s := &specs[i]
+		setup := mcpBase
+		setup.Specs = s.MCP
+		clients, closeMCP, err := connectMCP(ctx, setup)
+		if err != nil {
+			close()
+			return nil, nil, fmt.Errorf("%smcp: %w", where(i), err)
+		}
+		closers = append(closers, closeMCP)
+		a, err := s.build(logger, clients...)
+		if err != nil {
+			close()
+			return nil, nil, fmt.Errorf("%s%w", where(i), err)
+		}
+		agents = append(agents, a)
+	}
+	return agents, close, nil
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/server"
+	"github.com/agentscope-go/agentscope/session/sqlite"
+)
+
+// The example config committed under examples/ loads, and each of its
+// agents serves a reply (on the demo model) through the API, as `serve
+// --config examples/agents.json` would.
+func TestServeConfigExample(t *testing.T) {
+	specs, err := readAgentFile(filepath.Join("..", "..", "examples", "agents.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	agents, closeMCP, err := buildAgents(context.Background(), specs, func(int) string { return "" }, mcpSetup{Logger: logger}, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeMCP()
+	if len(agents) != 2 || agents[0].ID != "demo" || agents[1].ID != "reader" || agents[1].Name != "reader" {
+		t.Fatalf("agents %+v", agents)
+	}
+	reader, err := agents[1].New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := reader.Permissions().Mode(); m != permission.ModeExplore {
+		t.Errorf("reader's permission mode %q, want explore", m)
+	}
+	var names []string
+	for _, tl := range reader.Toolkit().Tools(nil) {
+		names = append(names, tl.Name())
+	}
+	if got := strings.Join(names, ","); got != "Read,Glob,Grep,calculate,get_time" {
+		t.Errorf("reader's tools %s", got)
+	}
+
+	store, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "example.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Store: store, Agents: agents, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() { srv.Close(); hs.Close(); store.Close() })
+	s := &apiServer{t: t, url: hs.URL}
+	var list struct {
+		Agents []struct{ ID, Name string } `json:"agents"`
+	}
+	s.get("/agent/", &list)
+	if len(list.Agents) != 2 || list.Agents[0].ID != "demo" || list.Agents[1].ID != "reader" {
+		t.Fatalf("GET /agent/: %+v", list)
+	}
+	for _, tc := range []struct{ agent, prompt, want string }{
+		{"demo", "save a note: from the example\ny\n", `saved the note "from the example"`},
+		{"reader", "calculate 12*(3+4)\n", "The calculate tool says: 12*(3+4) = 84"},
+	} {
+		var errb syncBuffer
+		var out syncBuffer
+		code := run(context.Background(), []string{"chat", "--server", s.url, "--user", "tester", "--agent", tc.agent},
+			strings.NewReader(tc.prompt), &out, &errb)
+		if code != exitOK || !strings.Contains(out.String(), tc.want) {
+			t.Fatalf("agent %s: exit %d, no %q in\n%s\n%s", tc.agent, code, tc.want, out.String(), errb.String())
+		}
+		sid := regexp.MustCompile(`session ([0-9a-f]+) \(agent ` + tc.agent + `\)`).FindStringSubmatch(errb.String())
+		if sid == nil {
+			t.Fatalf("no session id in %s", errb.String())
+		}
+		if msgs := s.messages(sid[1]); len(msgs) != 2 || !strings.Contains(msgs[1], tc.want) {
+			t.Fatalf("agent %s: transcript %q", tc.agent, msgs)
+		}
+	}
+}
+
+// A bad config file is refused before anything starts, with an error that
+// names the file and the field.
+func TestServeConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, file, want string }{
+		{"cut short", `{"agents": [`, "bad.json: the JSON ends too soon"},
+		{"malformed", "{\"agents\": [\n  {\"id\": \"a\",,}]}", "bad.json: line 2: invalid character ','"},
+		{"unknown top-level field", `{"agent": []}`, `unknown field "agent"`},
+		{"no agents", `{"agents": []}`, "agents: at least one agent is required"},
+		{"unknown agent field", `{"agents": [{"id":"a","model":"demo","modle":"x"}]}`, `agents[0]: json: unknown field "modle"`},
+		{"wrong type", `{"agents": [{"id":"a","model":"demo","max_iters":"5"}]}`, "agents[0]: max_iters: want a JSON int"},
+		{"no id", `{"agents": [{"model":"demo"}]}`, "agents[0].id: required"},
+		{"no model", `{"agents": [{"id":"a"}]}`, "agents[0].model: required"},
+		{"duplicate id", `{"agents": [{"id":"a","model":"demo"},{"id":"a","model":"demo"}]}`, `agents[1].id: "a" is also the id of agents[0]`},
+		{"unknown tool", `{"agents": [{"id":"a","model":"demo","tools":["Read","Nope"]}]}`, `agents[0].tools: [1] unknown tool "Nope"`},
+		{"unknown tool set", `{"agents": [{"id":"a","model":"demo","tools":"everything"}]}`, `agents[0].tools: unknown tool "everything"`},
+		{"tools of a wrong type", `{"agents": [{"id":"a","model":"demo","tools":5}]}`, `agents[0].tools: want a tool set`},
+		{"bad permission mode", `{"agents": [{"id":"a","model":"demo","permission_mode":"yolo"}]}`, `agents[0].permission_mode: "yolo"`},
+		{"negative max_iters", `{"agents": [{"id":"a","model":"demo","max_iters":-1}]}`, "agents[0].max_iters: -1"},
+		{"bad mcp spec", `{"agents": [{"id":"a","model":"demo","mcp":[""]}]}`, "agents[0].mcp[0]:"},
+		{"unknown model scheme", `{"agents": [{"id":"a","model":"nosuch:model"}]}`, "agents[0].model:"},
+		{"model without its key", `{"agents": [{"id":"a","model":"demo"},{"id":"b","model":"anthropic:claude-sonnet-4-5"}]}`, "agents[1].model: setup: no API key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("ANTHROPIC_API_KEY", "")
+			path := filepath.Join(dir, "bad.json")
+			if err := os.WriteFile(path, []byte(tc.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := runIn(t, "", "serve", "--config", path, "--db", filepath.Join(dir, "never.db"), "--addr", "127.0.0.1:0")
+			if code != exitUsage || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, path) {
+				t.Fatalf("exit %d, want %d; stderr %q, want it to name %s and say %q", code, exitUsage, stderr, path, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "never.db")); err == nil {
+				t.Fatal("a bad config opened the store")
+			}
+		})
+	}
+	// The agent flags and --config do not mix.
+	code, _, stderr := runIn(t, "", "serve", "--config", filepath.Join("..", "..", "examples", "agents.json"), "--model", "demo", "--addr", "127.0.0.1:0")
+	if code != exitUsage || !strings.Contains(stderr, "--config and --model") {
+		t.Fatalf("--config with --model: exit %d, %s", code, stderr)
+	}
+	// The flags get the same checks, named by flag.
+	code, _, stderr = runIn(t, "", "serve", "--tools", "Read,Nope", "--addr", "127.0.0.1:0")
+	if code != exitUsage || !strings.Contains(stderr, `--tools: unknown tool "Nope"`) {
+		t.Fatalf("--tools with an unknown tool: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runIn(t, "", "serve", "--permission-mode", "yolo", "--addr", "127.0.0.1:0")
+	if code != exitUsage || !strings.Contains(stderr, "permission-mode") {
+		t.Fatalf("--permission-mode yolo: exit %d, %s", code, stderr)
+	}
+}
+
+// serve's agent flags build the agent a config file would: a comma list
+// of tool names, the permission mode and max_iters, on every run's agent,
+// and a user's agent built on it (Derive) keeps them under its own name
+// and prompt.
+func TestServeFlagAgent(t *testing.T) {
+	s := agentSpec{ID: "mine", Model: "demo", Name: "helper", PermissionMode: "dont_ask", MaxIters: 3, Tools: []byte(`"Read, calculate"`)}
+	a, err := s.build(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ID != "mine" || a.Name != "helper" || !strings.HasPrefix(a.Description, "DEMO") {
+		t.Fatalf("agent %+v", a)
+	}
+	for _, o := range []server.Overrides{{}, {Name: "other", SystemPrompt: "p", MaxIters: 7}} {
+		ag, err := a.Derive(nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range ag.Toolkit().Tools(nil) {
+			names = append(names, tl.Name())
+		}
+		want := "helper"
+		if o.Name != "" {
+			want = o.Name
+		}
+		if ag.Name() != want || ag.Permissions().Mode() != permission.ModeDontAsk || strings.Join(names, ",") != "Read,calculate" {
+			t.Errorf("overrides %+v: agent %s, mode %s, tools %v", o, ag.Name(), ag.Permissions().Mode(), names)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentscope-go/agentscope/session"
 )
@@ -43,6 +44,11 @@ func newFrames(first int64, batch []json.RawMessage) []frame {
 // subscribers. It only carries news: every frame is in the log first.
 type hub struct {
 	buffer int
+	// budget bounds the bytes of frames one subscriber may have queued
+	// (0: no byte bound, only buffer batches). The count of batches alone
+	// lets a slow client pin buffer × maxBatch events, gigabytes when
+	// events are large; the bytes are what memory is made of.
+	budget int64
 
 	mu     sync.Mutex
 	closed bool
@@ -55,6 +61,22 @@ type subscriber struct {
 	ch   chan []frame
 	gone chan struct{}
 	cut  bool // set when gone was closed because the client fell behind
+	// queued is the bytes of the frames in ch: added by publish, taken
+	// off by took.
+	queued atomic.Int64
+}
+
+// took tells the hub the subscriber has taken frames off its queue.
+func (sub *subscriber) took(frames []frame) {
+	sub.queued.Add(-framesBytes(frames))
+}
+
+func framesBytes(frames []frame) int64 {
+	var n int64
+	for _, f := range frames {
+		n += int64(len(f.b))
+	}
+	return n
 }
 
 func newHub(buffer int) *hub {
@@ -100,17 +122,29 @@ func (h *hub) drop(k session.Key, sub *subscriber) {
 }
 
 // publish hands frames to every subscriber of k without blocking; one
-// whose queue is full is cut.
+// whose queue is full, in batches or in bytes, is cut. A subscriber with
+// nothing queued always takes the batch, however large, so a client that
+// keeps up is never cut: what one subscriber holds is at most the larger
+// of budget and one batch.
 func (h *hub) publish(k session.Key, frames []frame) {
 	if len(frames) == 0 {
 		return
 	}
+	size := framesBytes(frames)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for sub := range h.topics[k] {
+		if q := sub.queued.Load(); h.budget > 0 && q > 0 && q+size > h.budget {
+			sub.cut = true
+			h.drop(k, sub)
+			continue
+		}
+		// Counted before the send, so took never sees the count negative.
+		sub.queued.Add(size)
 		select {
 		case sub.ch <- frames:
 		default:
+			sub.queued.Add(-size)
 			sub.cut = true
 			h.drop(k, sub)
 		}

@@ -46,7 +46,14 @@ type Config struct {
 	// Heartbeat is the silence after which an SSE stream gets a ":"
 	// comment (0: 15s).
 	Heartbeat time.Duration
-	// MaxBodyBytes bounds a request body (0: 1 MiB); larger is 413.
+	// MaxBodyBytes bounds a request body (0: 1 MiB); larger is 413. It
+	// is also the bound on a message: every message a client gives
+	// arrives in one POST /chat/ body (a Msg, a list of them, or the
+	// results of an EXTERNAL_EXECUTION_RESULT), so a separate per-message
+	// cap would only split one body's budget between messages the run
+	// stores and sends to the model together anyway. What the server
+	// adds to a session itself, replies and tool results, is bounded by
+	// the model's output limit and by the tools.
 	MaxBodyBytes int64
 	// MaxStreamClients bounds the SSE clients of one session (0: 256);
 	// one more is 429.
@@ -56,6 +63,14 @@ type Config struct {
 	// (0: 256). A cut client reconnects with Last-Event-ID and loses
 	// nothing: the log has every event.
 	SubscriberBuffer int
+	// SubscriberBufferBytes bounds the bytes of the events an SSE client
+	// may have queued; one more batch beyond it cuts the client, as a full
+	// SubscriberBuffer does (0: 4 MiB). A client with nothing queued
+	// always takes the next batch, however large. Frames are encoded once
+	// and shared by every client of a session, so the slowest client
+	// pins at most this much (or one batch) per session, not this much
+	// per client.
+	SubscriberBufferBytes int64
 	// Version is reported by GET /health ("": "dev").
 	Version string
 	// Logger receives the server's errors and warnings (nil: slog.Default()).
@@ -158,6 +173,9 @@ func New(cfg Config) (*Server, error) {
 	if s.cfg.SubscriberBuffer <= 0 {
 		s.cfg.SubscriberBuffer = 256
 	}
+	if s.cfg.SubscriberBufferBytes <= 0 {
+		s.cfg.SubscriberBufferBytes = 4 << 20
+	}
 	if s.cfg.Version == "" {
 		s.cfg.Version = "dev"
 	}
@@ -166,6 +184,7 @@ func New(cfg Config) (*Server, error) {
 		s.log = slog.Default()
 	}
 	s.hub = newHub(s.cfg.SubscriberBuffer)
+	s.hub.budget = s.cfg.SubscriberBufferBytes
 	s.metrics = newMetrics()
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.routes()

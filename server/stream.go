@@ -116,6 +116,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, user string) {
 	hb := time.NewTimer(s.cfg.Heartbeat)
 	defer hb.Stop()
 	write := func(frames []frame) {
+		sub.took(frames)
 		for _, f := range frames {
 			if f.seq > last {
 				bw.Write(f.b)

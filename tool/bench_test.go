@@ -80,3 +80,27 @@ func BenchmarkRunRaw(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewToolkit builds a toolkit of the demo-sized set of tools, as
+// a server does for every run: with the schemas cached after the first.
+func BenchmarkNewToolkit(b *testing.B) {
+	var ts []tool.Tool
+	for i := range 6 {
+		t, err := tool.Func(fmt.Sprintf("t%d", i), "A tool.", func(ctx context.Context, in struct {
+			Path  string `json:"path"`
+			Limit int    `json:"limit,omitempty"`
+		}) (string, error) {
+			return "", nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ts = append(ts, t)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tool.NewToolkit(ts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
@@ -29,7 +30,14 @@ var ErrNotObjectSchema = errors.New(`input schema must be {"type":"object","prop
 // NewValidator compiles schema (Draft 2020-12 unless it declares another
 // "$schema") for the named tool; a *SchemaError if it is not a valid
 // object schema.
+//
+// Compiled schemas are kept by their text, process-wide: a server builds
+// an agent, and so a toolkit, for every run, and compiling its tools'
+// schemas anew each time was most of the cost of building it.
 func NewValidator(toolName string, schema json.RawMessage) (*Validator, error) {
+	if c, ok := compiledSchemas.get(schema); ok {
+		return &Validator{tool: toolName, tree: c.tree, compiled: c.compiled}, nil
+	}
 	tree, err := pyjson.Parse(string(schema))
 	if err != nil {
 		return nil, &SchemaError{Tool: toolName, Err: err}
@@ -41,7 +49,43 @@ func NewValidator(toolName string, schema json.RawMessage) (*Validator, error) {
 	if err != nil {
 		return nil, &SchemaError{Tool: toolName, Err: err}
 	}
+	compiledSchemas.put(schema, compiledSchema{tree, compiled})
 	return &Validator{tool: toolName, tree: tree, compiled: compiled}, nil
+}
+
+// compiledSchema is what a Validator shares with every other validator
+// of the same schema text; both parts are only read once built.
+type compiledSchema struct {
+	tree     pyjson.Value
+	compiled *jsonschema.Schema
+}
+
+// schemaCache keeps compiled schemas by text, up to maxCachedSchemas; it
+// starts over when full, so schemas that keep changing (an MCP server
+// generating them) cannot grow it without bound.
+type schemaCache struct {
+	mu sync.RWMutex
+	m  map[string]compiledSchema
+}
+
+const maxCachedSchemas = 1024
+
+var compiledSchemas = &schemaCache{m: map[string]compiledSchema{}}
+
+func (c *schemaCache) get(schema json.RawMessage) (compiledSchema, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	v, ok := c.m[string(schema)]
+	return v, ok
+}
+
+func (c *schemaCache) put(schema json.RawMessage, v compiledSchema) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxCachedSchemas {
+		clear(c.m)
+	}
+	c.m[string(schema)] = v
 }
 
 func checkObjectSchema(tree pyjson.Value) error {

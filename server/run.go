@@ -39,8 +39,9 @@ type run struct {
 	// closing is set once the agent has finished: the run only stores
 	// the reply and state, frees the lease and logs its last events.
 	closing atomic.Bool
-	// over is set once the run's last events are published: a stream
-	// opened from then on starts after them, not at the run's start.
+	// over is set once the run's end is stored, before its last events
+	// are published: a stream opened from then on starts from the log's
+	// end, after the run, rather than at the run's start.
 	over atomic.Bool
 
 	in       runInput
@@ -227,7 +228,6 @@ func (r *run) exec() {
 			s.metrics.runEnded(r.key, &r.meter)
 		}
 		r.finish(bg, ag, !first, held)
-		r.over.Store(true)
 		s.mu.Lock()
 		delete(s.runs, r.key)
 		s.mu.Unlock()
@@ -427,6 +427,8 @@ func (r *run) finish(ctx context.Context, ag *agent.Agent, ran bool, held []json
 	}
 	written, err := s.store.WriteRun(ctx, r.key, wr)
 	if err == nil {
+		// Stored: a stream opened from now on starts after the run.
+		r.over.Store(true)
 		if len(held) > 0 {
 			s.hub.publish(r.key, newFrames(written.First, held))
 		}
@@ -449,6 +451,7 @@ func (r *run) finish(ctx context.Context, ag *agent.Agent, ran bool, held []json
 	if err := s.store.ReleaseLease(ctx, r.key, s.cfg.Owner); err != nil {
 		s.log.Warn("server: release lease", "session", r.key.SessionID, "err", err)
 	}
+	r.over.Store(true)
 	if len(held) > 0 && !r.log(ctx, held) {
 		s.log.Error("server: the run's last events are lost", "session", r.key.SessionID)
 	}

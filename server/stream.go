@@ -29,8 +29,8 @@ func sinceOf(r *http.Request) (since int64, given, ok bool) {
 
 // stream is GET /sessions/{sid}/stream: the session's events as SSE, from
 // the cursor on (without one: from the first event of the run in progress
-// until its last events are published, or from now), then live, until the
-// client leaves.
+// until its end is stored, or from now), then live, until the client
+// leaves.
 //
 // It subscribes before it reads the log, and skips what it already sent,
 // so no event is lost or sent twice between the replay and the live feed.

@@ -323,10 +323,7 @@ func (s *Store) LastSeq(ctx context.Context, k session.Key) (int64, error) {
 }
 
 func (s *Store) AcquireLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
-	if err := check.Owner(owner); err != nil {
-		return session.Lease{}, err
-	}
-	if err := check.TTL(ttl); err != nil {
+	if err := check.Lease(owner, ttl); err != nil {
 		return session.Lease{}, err
 	}
 	e, err := s.lock(ctx, k)
@@ -334,23 +331,29 @@ func (s *Store) AcquireLease(ctx context.Context, k session.Key, owner string, t
 		return session.Lease{}, err
 	}
 	defer e.mu.Unlock()
-	now := check.Time(s.now())
+	if err := e.take(k, owner, ttl, s.now()); err != nil {
+		return session.Lease{}, err
+	}
+	return e.lease, nil
+}
+
+// take gives e's lease to owner until now+ttl, unless another owner holds
+// it (e.mu held); a new owner starts a new epoch.
+func (e *entry) take(k session.Key, owner string, ttl time.Duration, now time.Time) error {
+	now = check.Time(now)
 	if e.lease.Owner != owner {
 		if e.lease.Held(now) {
-			return session.Lease{}, fmt.Errorf("session %s: %w (by %s until %s)", k.SessionID, session.ErrLeased, e.lease.Owner, e.lease.Expires)
+			return check.Leased(k, e.lease)
 		}
 		e.lease.Owner = owner
 		e.lease.Epoch++
 	}
 	e.lease.Expires = check.Time(now.Add(ttl))
-	return e.lease, nil
+	return nil
 }
 
 func (s *Store) RenewLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
-	if err := check.Owner(owner); err != nil {
-		return session.Lease{}, err
-	}
-	if err := check.TTL(ttl); err != nil {
+	if err := check.Lease(owner, ttl); err != nil {
 		return session.Lease{}, err
 	}
 	e, err := s.lock(ctx, k)
@@ -504,10 +507,7 @@ func (s *Store) PendingInputs(ctx context.Context, k session.Key) (int, error) {
 }
 
 func (s *Store) StartRun(ctx context.Context, k session.Key, owner string, ttl time.Duration, raw json.RawMessage) (session.RunStart, error) {
-	if err := check.Owner(owner); err != nil {
-		return session.RunStart{}, err
-	}
-	if err := check.TTL(ttl); err != nil {
+	if err := check.Lease(owner, ttl); err != nil {
 		return session.RunStart{}, err
 	}
 	if err := check.JSON("input", raw); err != nil {
@@ -519,14 +519,9 @@ func (s *Store) StartRun(ctx context.Context, k session.Key, owner string, ttl t
 	}
 	defer e.mu.Unlock()
 	now := check.Time(s.now())
-	if e.lease.Owner != owner {
-		if e.lease.Held(now) {
-			return session.RunStart{}, fmt.Errorf("session %s: %w (by %s until %s)", k.SessionID, session.ErrLeased, e.lease.Owner, e.lease.Expires)
-		}
-		e.lease.Owner = owner
-		e.lease.Epoch++
+	if err := e.take(k, owner, ttl, now); err != nil {
+		return session.RunStart{}, err
 	}
-	e.lease.Expires = check.Time(now.Add(ttl))
 	rs := session.RunStart{Lease: e.lease, Pending: pending(e), State: session.State{JSON: clone(e.state.JSON), Version: e.state.Version}}
 	if rs.Pending > 0 {
 		return rs, nil

@@ -550,43 +550,46 @@ func scanLease(row pgx.Row) (session.Lease, error) {
 	return l, nil
 }
 
-func leaseArgs(owner string, ttl time.Duration) error {
-	if err := check.Owner(owner); err != nil {
-		return err
-	}
-	return check.TTL(ttl)
-}
-
 func (s *Store) AcquireLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
 	if err := check.Begin(ctx, k); err != nil {
 		return session.Lease{}, err
 	}
-	if err := leaseArgs(owner, ttl); err != nil {
+	if err := check.Lease(owner, ttl); err != nil {
 		return session.Lease{}, err
 	}
 	now := s.now()
 	// The claim is this one UPDATE: it matches only a lease that is free,
 	// expired or the caller's, and the row lock makes concurrent claims
 	// take turns, each seeing the one before.
-	l, err := scanLease(s.pool.QueryRow(ctx, `UPDATE sessions SET
-			lease_epoch = lease_epoch + (lease_owner <> $1)::int, lease_owner = $1, lease_expires = $2
-		WHERE id = $3 AND user_id = $4 AND (lease_owner = $1 OR lease_owner = '' OR lease_expires <= $5)
-		RETURNING `+leaseCols, owner, ts(now.Add(ttl)), k.SessionID, k.UserID, ts(now)))
+	l, err := scanLease(s.pool.QueryRow(ctx, qClaimLease+` RETURNING `+leaseCols, owner, ts(now.Add(ttl)), k.SessionID, k.UserID, ts(now)))
 	if errors.Is(err, pgx.ErrNoRows) {
-		cur, err := s.GetLease(ctx, k)
-		if err != nil {
-			return session.Lease{}, err
-		}
-		return session.Lease{}, fmt.Errorf("session %s: %w (by %s until %s)", k.SessionID, session.ErrLeased, cur.Owner, cur.Expires)
+		return session.Lease{}, s.leased(ctx, k)
 	}
 	return l, fail(ctx, err)
+}
+
+// qClaimLease takes session $3 of user $4 for owner $1 until $2 when its
+// lease is free, expired at $5 or already $1's; a new owner starts a new
+// epoch. No row: another owner holds it (or no such session).
+const qClaimLease = `UPDATE sessions SET
+		lease_epoch = lease_epoch + (lease_owner <> $1)::int, lease_owner = $1, lease_expires = $2
+	WHERE id = $3 AND user_id = $4 AND (lease_owner = $1 OR lease_owner = '' OR lease_expires <= $5)`
+
+// leased is the error of a claim that took no row: ErrLeased naming the
+// holder, or the session's lookup error.
+func (s *Store) leased(ctx context.Context, k session.Key) error {
+	cur, err := s.GetLease(ctx, k)
+	if err != nil {
+		return err
+	}
+	return check.Leased(k, cur)
 }
 
 func (s *Store) RenewLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
 	if err := check.Begin(ctx, k); err != nil {
 		return session.Lease{}, err
 	}
-	if err := leaseArgs(owner, ttl); err != nil {
+	if err := check.Lease(owner, ttl); err != nil {
 		return session.Lease{}, err
 	}
 	l, err := scanLease(s.pool.QueryRow(ctx, `UPDATE sessions SET lease_expires = $1 WHERE id = $2 AND user_id = $3 AND lease_owner = $4

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/agentscope-go/agentscope/session"
@@ -16,7 +15,7 @@ func (s *Store) StartRun(ctx context.Context, k session.Key, owner string, ttl t
 	if err := check.Begin(ctx, k); err != nil {
 		return session.RunStart{}, err
 	}
-	if err := leaseArgs(owner, ttl); err != nil {
+	if err := check.Lease(owner, ttl); err != nil {
 		return session.RunStart{}, err
 	}
 	if err := check.JSON("input", raw); err != nil {
@@ -39,11 +38,7 @@ func (s *Store) StartRun(ctx context.Context, k session.Key, owner string, ttl t
 		inAt    *time.Time
 		inTries *int
 	)
-	err := s.pool.QueryRow(ctx, `WITH l AS (
-			UPDATE sessions SET
-				lease_epoch = lease_epoch + (lease_owner <> $1)::int, lease_owner = $1, lease_expires = $2
-			WHERE id = $3 AND user_id = $4 AND (lease_owner = $1 OR lease_owner = '' OR lease_expires <= $5)
-			RETURNING n, `+leaseCols+`),
+	err := s.pool.QueryRow(ctx, `WITH l AS (`+qClaimLease+` RETURNING n, `+leaseCols+`),
 		p AS (SELECT count(*) AS c FROM inputs i, l WHERE i.session_n = l.n AND NOT i.done),
 		ins AS (
 			INSERT INTO inputs (session_n, data, created_at, attempts, claim_owner, claim_epoch)
@@ -55,11 +50,7 @@ func (s *Store) StartRun(ctx context.Context, k session.Key, owner string, ttl t
 		owner, ts(now.Add(ttl)), k.SessionID, k.UserID, ts(now), []byte(raw)).Scan(
 		&rs.Lease.Owner, &exp, &rs.Lease.Epoch, &rs.Pending, &version, &state, &inID, &inData, &inAt, &inTries)
 	if errors.Is(err, pgx.ErrNoRows) {
-		cur, err := s.GetLease(ctx, k)
-		if err != nil {
-			return session.RunStart{}, err
-		}
-		return session.RunStart{}, fmt.Errorf("session %s: %w (by %s until %s)", k.SessionID, session.ErrLeased, cur.Owner, cur.Expires)
+		return session.RunStart{}, s.leased(ctx, k)
 	}
 	if err != nil {
 		return session.RunStart{}, fail(ctx, err)

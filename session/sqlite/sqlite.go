@@ -697,10 +697,7 @@ func (s *Store) AcquireLease(ctx context.Context, k session.Key, owner string, t
 	if err := check.Begin(ctx, k); err != nil {
 		return session.Lease{}, err
 	}
-	if err := check.Owner(owner); err != nil {
-		return session.Lease{}, err
-	}
-	if err := check.TTL(ttl); err != nil {
+	if err := check.Lease(owner, ttl); err != nil {
 		return session.Lease{}, err
 	}
 	var l session.Lease
@@ -726,17 +723,14 @@ func acquireTx(ctx context.Context, tx *wtx, k session.Key, owner string, ttl ti
 	if err != nil {
 		return session.Lease{}, 0, err
 	}
-	return session.Lease{}, 0, fmt.Errorf("session %s: %w (by %s until %s)", k.SessionID, session.ErrLeased, cur.Owner, cur.Expires)
+	return session.Lease{}, 0, check.Leased(k, cur)
 }
 
 func (s *Store) RenewLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
 	if err := check.Begin(ctx, k); err != nil {
 		return session.Lease{}, err
 	}
-	if err := check.Owner(owner); err != nil {
-		return session.Lease{}, err
-	}
-	if err := check.TTL(ttl); err != nil {
+	if err := check.Lease(owner, ttl); err != nil {
 		return session.Lease{}, err
 	}
 	var l session.Lease
@@ -891,10 +885,7 @@ func (s *Store) StartRun(ctx context.Context, k session.Key, owner string, ttl t
 	if err := check.Begin(ctx, k); err != nil {
 		return session.RunStart{}, err
 	}
-	if err := check.Owner(owner); err != nil {
-		return session.RunStart{}, err
-	}
-	if err := check.TTL(ttl); err != nil {
+	if err := check.Lease(owner, ttl); err != nil {
 		return session.RunStart{}, err
 	}
 	if err := check.JSON("input", raw); err != nil {

@@ -118,6 +118,20 @@ func TTL(ttl time.Duration) error {
 	return nil
 }
 
+// Lease checks a lease request's owner and TTL (Owner, TTL).
+func Lease(owner string, ttl time.Duration) error {
+	if err := Owner(owner); err != nil {
+		return err
+	}
+	return TTL(ttl)
+}
+
+// Leased is the ErrLeased of a lease request refused because cur, another
+// owner's, is held.
+func Leased(k session.Key, cur session.Lease) error {
+	return fmt.Errorf("session %s: %w (by %s until %s)", k.SessionID, session.ErrLeased, cur.Owner, cur.Expires)
+}
+
 // Time rounds t as every backend stores it: UTC, microseconds.
 func Time(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 

@@ -25,6 +25,11 @@ type Config struct {
 	DangerousDirectories []string
 	// MaxLineCharacters is where Read cuts long lines (0: 2000).
 	MaxLineCharacters int
+	// SecretPaths are more files and directories whose contents the
+	// tools read only after asking, like the built-in secret paths
+	// ([Config.SecretPath]): serve names its own store here, so one
+	// user's agent cannot read another's sessions.
+	SecretPaths []string
 }
 
 func (c Config) files() []string {

@@ -168,9 +168,21 @@ func absPath(p, dir string) string {
 }
 
 // dangerousPath reports whether path names a dangerous file (base name)
-// or lies under a dangerous directory (any segment), case-insensitively.
+// or lies under a dangerous directory (any segment), case-insensitively,
+// as written or once its symlinks are resolved (a link in the working
+// directory to ~/.bashrc is as dangerous as its target).
 func dangerousPath(path string, files, dirs []string) bool {
 	abs := absPath(expandUser(path), "")
+	if dangerousAbs(abs, files, dirs) {
+		return true
+	}
+	if res := realPath(abs); res != abs {
+		return dangerousAbs(res, files, dirs)
+	}
+	return false
+}
+
+func dangerousAbs(abs string, files, dirs []string) bool {
 	base := strings.ToLower(filepath.Base(abs))
 	for _, f := range files {
 		if base == strings.ToLower(f) {

@@ -1,0 +1,246 @@
+package builtin
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Secret paths are files whose contents hand credentials or another
+// process's memory to whoever reads them: a process's environment (the
+// provider's API key is in the server's), its memory and open files, raw
+// devices, the usual credential files under the home directory, and what
+// Config.SecretPaths adds (the server's own store). Reading one is never
+// read-only: Read, Grep, Glob and Bash ask for it in every mode but bypass,
+// with a confirmation no allow rule can silence, and a recursive Grep
+// skips them.
+
+// procHarmless are the entries of a process directory (/proc/PID/…) that
+// hold no secret: its status, limits and mounts. Everything else in one
+// (environ, mem, cmdline, fd, maps, root, cwd, …) is secret.
+var procHarmless = map[string]bool{
+	"status": true, "stat": true, "statm": true, "comm": true, "cgroup": true,
+	"limits": true, "mounts": true, "mountinfo": true, "oom_score": true,
+}
+
+// procSecret are the system-wide entries of /proc that are secret.
+var procSecret = map[string]bool{
+	"kcore": true, "kallsyms": true, "kmsg": true, "keys": true, "key-users": true,
+	"sysrq-trigger": true, "kpagecount": true, "kpageflags": true, "kpagecgroup": true,
+}
+
+// devHarmless are the entries of /dev a command may read or write freely.
+var devHarmless = map[string]bool{
+	"null": true, "zero": true, "full": true, "random": true, "urandom": true, "tty": true,
+}
+
+// homeSecrets are credential files and directories, relative to the home
+// directory.
+var homeSecrets = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker/config.json",
+	".config/gcloud", ".config/gh", ".netrc", ".git-credentials", ".pgpass",
+	".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml",
+	".vault-token", ".terraform.d/credentials.tfrc.json",
+}
+
+// SecretPath reports why reading path would expose a secret, or "" when it
+// would not. A relative path is taken relative to dir ("" for the
+// process's directory). Both the path as written and the file it resolves
+// to (symlinks followed, the existing prefix of a missing path) are
+// judged, so a link in the working directory to /proc/self/environ is
+// as secret as its target.
+func (c Config) SecretPath(path, dir string) string {
+	if path == "" {
+		return ""
+	}
+	abs := absPath(expandUser(path), dir)
+	if r := c.secretAbs(abs); r != "" {
+		return r
+	}
+	if res := realPath(abs); res != abs {
+		return c.secretAbs(res)
+	}
+	return ""
+}
+
+// HoldsSecrets reports whether a recursive read of dir (grep -r, rg)
+// would reach a secret path: dir is one, or an ancestor of one.
+func (c Config) HoldsSecrets(dir, base string) bool {
+	abs := absPath(expandUser(dir), base)
+	for _, d := range []string{abs, realPath(abs)} {
+		if c.secretAbs(d) != "" {
+			return true
+		}
+		if within(d, "/proc") || within(d, "/dev") {
+			// A directory there holds process files or devices.
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+				return true
+			}
+		}
+		for _, root := range c.secretRoots() {
+			if within(root, d) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// secretRoots are the directories and files under which secrets live.
+func (c Config) secretRoots() []string {
+	roots := []string{"/proc", "/dev"}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		for _, s := range homeSecrets {
+			roots = append(roots, filepath.Join(home, s))
+		}
+	}
+	for _, p := range c.SecretPaths {
+		roots = append(roots, absPath(expandUser(p), ""))
+	}
+	return roots
+}
+
+// secretAbs judges a clean absolute path.
+func (c Config) secretAbs(abs string) string {
+	if rest, ok := strings.CutPrefix(abs, "/proc/"); ok {
+		return procSecretReason(rest)
+	}
+	if rest, ok := strings.CutPrefix(abs, "/dev/"); ok {
+		if !devHarmless[rest] {
+			return "a device (" + abs + ")"
+		}
+		return ""
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		for _, s := range homeSecrets {
+			if within(abs, filepath.Join(home, s)) {
+				return "a credential file (" + abs + ")"
+			}
+		}
+	}
+	for _, p := range c.SecretPaths {
+		if within(abs, absPath(expandUser(p), "")) {
+			return "a protected file (" + abs + ")"
+		}
+	}
+	if envFile(filepath.Base(abs)) {
+		return "an environment file (" + abs + ")"
+	}
+	return ""
+}
+
+// procSecretReason judges rest, a path below /proc/.
+func procSecretReason(rest string) string {
+	parts := strings.Split(rest, "/")
+	first := parts[0]
+	if procSecret[first] {
+		return "kernel memory or keys (/proc/" + rest + ")"
+	}
+	if !processDir(first) {
+		return ""
+	}
+	// /proc/PID/task/TID/… is a process directory too.
+	parts = parts[1:]
+	if len(parts) >= 2 && parts[0] == "task" {
+		parts = parts[2:]
+	}
+	if len(parts) == 0 || (len(parts) == 1 && procHarmless[parts[0]]) {
+		// The directory itself only lists names; its harmless files
+		// hold no secret.
+		return ""
+	}
+	return "another process's environment, memory or files (/proc/" + rest + ")"
+}
+
+func processDir(name string) bool {
+	if name == "self" || name == "thread-self" {
+		return true
+	}
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// envFile reports whether name is a dotenv file (.env, .env.local, …) but
+// not a template of one.
+func envFile(name string) bool {
+	name = strings.ToLower(name)
+	if name != ".env" && !strings.HasPrefix(name, ".env.") {
+		return false
+	}
+	switch name {
+	case ".env.example", ".env.sample", ".env.template", ".env.dist":
+		return false
+	}
+	return true
+}
+
+// within reports whether p is root or lies below it (both clean and
+// absolute).
+func within(p, root string) bool {
+	if p == root {
+		return true
+	}
+	if root == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return strings.HasPrefix(p, root+"/")
+}
+
+// realPath is p with every symlink along it resolved, dangling ones
+// included (a link to a file not yet written names that file), and the
+// missing rest kept lexically; p itself when the links loop.
+func realPath(p string) string {
+	hops := 0
+	var resolve func(dir string, rest []string) (string, bool)
+	resolve = func(dir string, rest []string) (string, bool) {
+		for i, comp := range rest {
+			switch comp {
+			case "", ".":
+				continue
+			case "..":
+				dir = filepath.Dir(dir)
+				continue
+			}
+			next := filepath.Join(dir, comp)
+			fi, err := os.Lstat(next)
+			if err != nil {
+				return filepath.Join(append([]string{next}, rest[i+1:]...)...), true
+			}
+			if fi.Mode()&os.ModeSymlink == 0 {
+				dir = next
+				continue
+			}
+			if hops++; hops > 255 {
+				return "", false
+			}
+			target, err := os.Readlink(next)
+			if err != nil {
+				return "", false
+			}
+			if filepath.IsAbs(target) {
+				dir = "/"
+			}
+			r, ok := resolve(dir, strings.Split(target, "/"))
+			if !ok {
+				return "", false
+			}
+			dir = r
+		}
+		return dir, true
+	}
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	r, ok := resolve("/", strings.Split(p, "/"))
+	if !ok {
+		return p
+	}
+	return r
+}

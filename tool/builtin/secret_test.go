@@ -1,0 +1,118 @@
+package builtin
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestSecretPath(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	wd := t.TempDir()
+	store := filepath.Join(wd, "agentscope.db")
+	cfg := Config{SecretPaths: []string{store, store + "-wal"}}
+	if err := os.Symlink("/proc/self/environ", filepath.Join(wd, "env-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/proc", filepath.Join(wd, "proc-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rows := []struct {
+		path   string
+		secret bool
+	}{
+		{"/proc/self/environ", true},
+		{"/proc/1/environ", true},
+		{"/proc/123/task/124/environ", true},
+		{"/proc/self/mem", true},
+		{"/proc/self/cmdline", true},
+		{"/proc/self/fd/3", true},
+		{"/proc/thread-self/environ", true},
+		{"/proc/self/root/etc/passwd", true},
+		{"/proc/kcore", true},
+		{"/proc/self/status", false},
+		{"/proc/cpuinfo", false},
+		{"/proc/meminfo", false},
+		{"/proc", false},
+		{"/proc/self", false},
+		{"/proc/../proc/self/environ", true},
+		{"/dev/mem", true},
+		{"/dev/sda", true},
+		{"/dev/stdin", true},
+		{"/dev/fd/0", true},
+		{"/dev/null", false},
+		{"/dev/zero", false},
+		{"/dev/urandom", false},
+		{"~/.ssh/id_ed25519", true},
+		{filepath.Join(home, ".ssh"), true},
+		{filepath.Join(home, ".aws/credentials"), true},
+		{"~/.netrc", true},
+		{"~/.docker/config.json", true},
+		{"~/.docker/other.json", false},
+		{"~/notes.txt", false},
+		{"env-link", true},
+		{"proc-link/self/environ", true},
+		{filepath.Join(wd, ".env"), true},
+		{filepath.Join(wd, ".env.production"), true},
+		{filepath.Join(wd, ".env.example"), false},
+		{"agentscope.db", true},
+		{store + "-wal", true},
+		{filepath.Join(wd, "main.go"), false},
+		{"/etc/hostname", false},
+		{"", false},
+	}
+	for _, r := range rows {
+		got := cfg.SecretPath(r.path, wd)
+		if (got != "") != r.secret {
+			t.Errorf("SecretPath(%q) = %q, want secret %v", r.path, got, r.secret)
+		}
+	}
+
+	holds := []struct {
+		dir  string
+		want bool
+	}{
+		{"/", true},
+		{"/proc", true},
+		{"/proc/self", true},
+		{"/dev", true},
+		{home, true},
+		{"~", true},
+		{wd, true}, // the store lives there
+		{"proc-link", true},
+		{filepath.Join(home, "src"), false},
+		{"/usr/share", false},
+	}
+	for _, h := range holds {
+		if got := cfg.HoldsSecrets(h.dir, wd); got != h.want {
+			t.Errorf("HoldsSecrets(%q) = %v, want %v", h.dir, got, h.want)
+		}
+	}
+}
+
+func TestDangerousPathThroughSymlink(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	wd := t.TempDir()
+	link := filepath.Join(wd, "innocent.txt")
+	if err := os.Symlink(filepath.Join(home, ".bashrc"), link); err != nil {
+		t.Fatal(err)
+	}
+	if !dangerousPath(link, DefaultDangerousFiles, DefaultDangerousDirectories) {
+		t.Errorf("a link to ~/.bashrc is not dangerous")
+	}
+	hooks := filepath.Join(wd, "hooks")
+	if err := os.Symlink(filepath.Join(wd, ".git", "hooks"), hooks); err != nil {
+		t.Fatal(err)
+	}
+	if !dangerousPath(filepath.Join(hooks, "pre-commit"), DefaultDangerousFiles, DefaultDangerousDirectories) {
+		t.Errorf("a file through a link into .git/hooks is not dangerous")
+	}
+	if dangerousPath(filepath.Join(wd, "plain.txt"), DefaultDangerousFiles, DefaultDangerousDirectories) {
+		t.Errorf("a plain file is dangerous")
+	}
+}

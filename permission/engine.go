@@ -102,7 +102,8 @@ func (e *Engine) AppendJSON(dst []byte) []byte {
 //     ALLOW/DENY are returned as they are; a safety ASK is returned with
 //     suggestions (DENY in DONT_ASK, ignored in BYPASS); anything else
 //     continues;
-//  5. a matching allow rule → ALLOW;
+//  5. a matching allow rule → ALLOW (for a [Composite], allow rules
+//     covering every part together);
 //  6. the mode's fallback: ASK with suggestions (DEFAULT, ACCEPT_EDITS),
 //     ALLOW (BYPASS) or DENY (DONT_ASK).
 //
@@ -170,7 +171,7 @@ func evaluate(ctx context.Context, pc *Context, s Subject, input map[string]any)
 		return own
 	}
 
-	if _, ok := firstMatch(pc.AllowRules[name], s, input); ok {
+	if allowed(pc.AllowRules[name], s, input) {
 		return Decision{Behavior: block.Allow, Message: pycompat.PermissionGranted(name), UpdatedInput: input}
 	}
 
@@ -195,6 +196,19 @@ func evaluate(ctx context.Context, pc *Context, s Subject, input map[string]any)
 		Reason:         pycompat.ReasonMode(string(mode)),
 		SuggestedRules: s.SuggestRules(input),
 	}
+}
+
+// allowed reports whether allow rules grant the invocation: together
+// for a Composite, else one matching rule.
+func allowed(rules []block.PermissionRule, s Subject, input map[string]any) bool {
+	if len(rules) == 0 {
+		return false
+	}
+	if c, ok := s.(Composite); ok {
+		return c.CoveredBy(rules, input)
+	}
+	_, ok := firstMatch(rules, s, input)
+	return ok
 }
 
 func firstMatch(rules []block.PermissionRule, s Subject, input map[string]any) (block.PermissionRule, bool) {

@@ -28,6 +28,18 @@ type Policy interface {
 	SuggestRules(input map[string]any) []block.PermissionRule
 }
 
+// Composite is an optional extension of a Policy whose one invocation is
+// several (a shell line of several commands). The engine grants it by
+// allow rules only when CoveredBy says the rules, together, cover every
+// part; MatchRule still decides deny and ask rules, which stop the
+// invocation when they match any part. Without it, one allow rule must
+// match the invocation through MatchRule.
+type Composite interface {
+	// CoveredBy reports whether the allow rules (all for this tool,
+	// content or not) cover input.
+	CoveredBy(allow []block.PermissionRule, input map[string]any) bool
+}
+
 // Subject is one tool as the engine judges it: the name its rules are
 // keyed by, and its policy. [Defaults] is the Subject of a generic tool;
 // package tool's PermissionSubject gives any tool's.

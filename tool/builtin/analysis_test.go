@@ -31,12 +31,14 @@ func TestBashDecisionTable(t *testing.T) {
 		// Quirk: "format" is a substring pattern, but read-only comes first.
 		{"git log --format=%H", def, A, false, "read-only"},
 		{"clang-format -i main.c", def, K, true, "dangerous pattern: format"},
-		// Quirk: tee is a safe command, so this write is read-only.
-		{"echo x | tee /etc/passwd", def, A, false, "read-only"},
-		{"cat a | tee -a b", def, A, false, "read-only"},
-		// Quirk: declarations are not commands for the split.
-		{"export X=1 && ls", def, A, false, "read-only"},
-		{"FOO=1 cat x", def, A, false, "read-only"},
+		// Stricter than the reference: tee writes, and its targets are
+		// judged like Write's.
+		{"echo x | tee /etc/passwd", def, P, false, "Execute bash command"},
+		{"cat a | tee -a b", def, P, false, "Execute bash command"},
+		{"echo x | tee .bashrc", def, K, true, "sensitive paths: .bashrc"},
+		// Stricter: a declaration or an assignment prefix is not read-only.
+		{"export X=1 && ls", def, P, false, "Execute bash command"},
+		{"FOO=1 cat x", def, P, false, "Execute bash command"},
 		{"FOO=1 rm x", def, P, false, "Execute bash command"},
 		// Any ">" makes a line not read-only; "> /dev/" is dangerous.
 		{"ls > /dev/null", def, K, true, "dangerous pattern: > /dev/"},
@@ -69,7 +71,7 @@ func TestBashDecisionTable(t *testing.T) {
 		{"dd if=/dev/zero of=x", def, K, true, "dd"},
 		{"git add .", def, P, false, ""},
 		{"odd_tool run", def, P, false, ""},
-		{"mkfs.ext4 /dev/sda1", def, K, true, "mkfs"},
+		{"mkfs.ext4 /dev/sda1", def, K, true, "sensitive path: /dev/sda1"}, // a device: before the pattern
 		{"chmod   777   x", def, K, true, "chmod 777"},
 		{"chown -R me .", def, K, true, "chown -R"},
 		{"kill -9 1", def, K, true, "kill -9"},
@@ -80,7 +82,7 @@ func TestBashDecisionTable(t *testing.T) {
 		{"sed 's/a/b/e' f", def, K, true, "execute operation"},
 		{"sed '1d' f", def, K, true, "not in allowlist"},
 		{"sed -z 's/a/b/' f", def, K, true, "flag -z not allowed"},
-		{"sed -i 's/a/b/' .env", def, K, true, "dangerous file"},
+		{"sed -i 's/a/b/' .env", def, K, true, "sensitive path: .env"}, // a dotenv file is a secret first
 		{"sed 's/a/b/", def, K, true, "parsing failed"},
 		// Quirk: any token "sed" is taken for sed.
 		{"npm install sed", def, K, true, "sed command missing expression"},
@@ -90,8 +92,8 @@ func TestBashDecisionTable(t *testing.T) {
 		{"touch .git/hooks/pre-commit", def, K, true, ".git/hooks/pre-commit"},
 		{"cp x .VSCODE/settings.json", def, K, true, "sensitive paths"},
 		{"echo x > ~/.zshrc", def, K, true, "sensitive paths"},
-		// Quoted words are not targets, as in the reference.
-		{"rm '.bashrc'", def, P, false, ""},
+		// Stricter: quoted words are targets too.
+		{"rm '.bashrc'", def, K, true, "sensitive paths: .bashrc"},
 		// Removal of roots.
 		{"rm /", def, K, true, "Dangerous removal"},
 		{"rm /usr", def, K, true, "'/usr'"},
@@ -133,8 +135,8 @@ func TestReadOnlyInvocation(t *testing.T) {
 		"find . -delete":   false,
 		"find . -name '*'": true,
 	} {
-		if got := ReadOnlyInvocation(cmd); got != want {
-			t.Errorf("ReadOnlyInvocation(%q) = %v, want %v", cmd, got, want)
+		if got := ReadOnlyCommand(cmd, Config{}); got != want {
+			t.Errorf("ReadOnlyCommand(%q) = %v, want %v", cmd, got, want)
 		}
 	}
 }
@@ -149,7 +151,8 @@ func TestBashSuggestions(t *testing.T) {
 		}
 		contents = append(contents, r.RuleContent.String)
 	}
-	if strings.Join(contents, ",") != "git add:*,git commit:*" {
+	// tee's prefix would allow writing anywhere: its exact command.
+	if strings.Join(contents, ",") != "git add:*,git commit:*,tee log" {
 		t.Errorf("suggestions %v", contents)
 	}
 	if got := b.SuggestRules(map[string]any{"command": "ls -la"}); len(got) != 0 {

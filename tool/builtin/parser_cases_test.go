@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,9 +38,11 @@ func TestReferenceParserCases(t *testing.T) {
 			var got any
 			switch c.Method {
 			case "extract_command_prefixes":
-				got = nonNil(CommandPrefixes(c.Command, 5))
+				checkPrefixes(t, c)
+				return
 			case "is_read_only_command":
-				got = IsReadOnly(c.Command)
+				checkReadOnly(t, c)
+				return
 			case "extract_file_paths":
 				got = pairs(FilePaths(c.Command), false)
 			case "extract_redirections":
@@ -126,5 +129,71 @@ func check(t *testing.T, c parserCase, got any) {
 		}
 	default:
 		t.Fatalf("unknown kind %q", c.Kind)
+	}
+}
+
+// stricterReadOnly are the reference's read-only commands this analysis
+// does not take as read-only, each with why. Where the verdicts differ,
+// ours is the stricter: a row the reference calls not read-only must not
+// be read-only here.
+var stricterReadOnly = map[string]string{}
+
+func checkReadOnly(t *testing.T, c parserCase) {
+	t.Helper()
+	got := ReadOnlyCommand(c.Command, Config{})
+	ref := c.Kind == "true"
+	why, listed := stricterReadOnly[c.Command]
+	switch {
+	case got && !ref:
+		t.Errorf("ReadOnlyCommand(%q) = true; the reference says it is not read-only", c.Command)
+	case ref && !got && !listed:
+		t.Errorf("ReadOnlyCommand(%q) = false, the reference's true (%s), and it is not listed as stricter", c.Command, analyze(c.Command, Config{}).notReadOnly())
+	case listed && got:
+		t.Errorf("%q is listed as stricter (%s) but is read-only", c.Command, why)
+	}
+}
+
+// stricterPrefixes are the reference's suggested prefixes this analysis
+// does not suggest, each with why.
+var stricterPrefixes = map[string]string{
+	"docker compose up → docker compose":                             "docker compose:* would run any container: the exact command is suggested",
+	"python -m pytest → python -m":                                   "python -m:* runs any module: the exact command is suggested",
+	"PYTHONUNBUFFERED=1 python -m pytest → python -m":                "python -m:* runs any module",
+	"NODE_ENV=prod npm run build → npm run":                          "an assignment before the command: only the exact command",
+	"DEBUG=1 npm test → npm test":                                    "an assignment before the command: only the exact command",
+	"PATH=/usr/bin npm run build → npm run":                          "an assignment before the command (PATH!): only the exact command",
+	"CI=true npm run test → npm run":                                 "an assignment before the command: only the exact command",
+	"git commit || git status → git status":                          "git status is read-only: it needs no rule",
+	"docker ps | grep nginx → docker ps":                             "docker ps is read-only: it needs no rule",
+	"git add . && git commit && git push && git status → git status": "git status is read-only: it needs no rule",
+}
+
+// checkPrefixes: every prefix rule suggested here is one the reference
+// suggests (never a wider one); a reference prefix not suggested must be
+// listed; the other suggestions are exact commands.
+func checkPrefixes(t *testing.T, c parserCase) {
+	t.Helper()
+	var ref []string
+	if err := json.Unmarshal(c.Want, &ref); err != nil {
+		t.Fatal(err)
+	}
+	var ours []string
+	for _, r := range NewBash(Config{}).SuggestRules(map[string]any{"command": c.Command}) {
+		ours = append(ours, r.RuleContent.String)
+	}
+	for _, o := range ours {
+		if p, ok := strings.CutSuffix(o, ":*"); ok && !slices.Contains(ref, p) {
+			t.Errorf("%q: suggested %q, wider than the reference's %q", c.Command, o, ref)
+		}
+		if !strings.HasSuffix(o, ":*") && strings.Contains(o, "*") {
+			t.Errorf("%q: suggested a pattern %q", c.Command, o)
+		}
+	}
+	for _, p := range ref {
+		if !slices.Contains(ours, p+":*") {
+			if _, ok := stricterPrefixes[c.Command+" → "+p]; !ok {
+				t.Errorf("%q: the reference's prefix %q is not suggested (%q) and not listed as stricter", c.Command, p, ours)
+			}
+		}
 	}
 }

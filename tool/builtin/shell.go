@@ -11,38 +11,9 @@ import (
 )
 
 // The command lists of the reference's Bash analysis
-// (tool/_builtin/_bash_parser.py, tool/_constants.py).
+// (tool/_builtin/_bash_parser.py, tool/_constants.py) that remain: its
+// dangerous patterns and the commands whose words are file targets.
 var (
-	// safeCommands need no permission rule and count as read-only
-	// whatever their arguments — tee included, a quirk kept on purpose.
-	safeCommands = []string{"echo", "cat", "ls", "pwd", "cd", "true", "false", "printf", "grep", "tee"}
-
-	safeEnvVars = []string{
-		"NODE_ENV", "PYTHONUNBUFFERED", "RUST_LOG", "LANG", "TERM", "NO_COLOR",
-		"FORCE_COLOR", "DEBUG", "VERBOSE", "CI", "PATH", "HOME", "USER", "SHELL",
-		"EDITOR", "PAGER", "TZ", "LC_ALL", "LC_CTYPE", "COLUMNS", "LINES",
-		"CLICOLOR", "CLICOLOR_FORCE",
-	}
-
-	readOnlyCommands = []string{
-		"ls", "cat", "head", "tail", "less", "more", "file", "stat", "wc", "grep",
-		"rg", "ag", "ack", "find", "tree", "pwd", "which", "whereis", "type",
-		"git status", "git log", "git diff", "git show", "git branch", "git tag",
-		"git remote", "git ls-files", "git ls-tree", "git cat-file", "git rev-parse",
-		"git rev-list", "git describe", "git shortlog", "git blame", "git grep",
-		"git reflog", "git config --get", "git config --list",
-		"docker ps", "docker images", "docker inspect", "docker logs",
-		"docker version", "docker info",
-		"gh repo view", "gh issue list", "gh pr list", "gh status",
-		"python --version", "python -V", "node --version", "node -v",
-		"npm list", "npm ls", "pip list", "pip show",
-	}
-
-	findMutatingPredicates = []string{
-		"-delete", "-exec", "-execdir", "-fls", "-fprint", "-fprint0",
-		"-fprintf", "-ok", "-okdir",
-	}
-
 	dangerousCommands = []string{
 		"rm -rf", "sudo rm", "dd", "mkfs", "fdisk", "format", "chmod 777",
 		"chmod -R 777", "chown -R", "kill -9", "> /dev/",
@@ -51,10 +22,6 @@ var (
 	// fileCommands are the commands whose non-flag word arguments are
 	// file targets.
 	fileCommands = []string{"rm", "mv", "cp", "chmod", "chown", "chgrp", "touch", "ln", "sed", "mkdir", "rmdir"}
-
-	// acceptEditsCommands are auto-allowed in ACCEPT_EDITS and DONT_ASK
-	// when every target is inside a working directory.
-	acceptEditsCommands = []string{"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"}
 )
 
 // DefaultDangerousFiles are the file names (matched case-insensitively on
@@ -266,95 +233,6 @@ func subcommands(command string) []string {
 	return out
 }
 
-// IsReadOnly reports whether command only reads, by the reference's rules:
-// no ">" anywhere; every part of a compound command (&&, ||, ;, |) read-only;
-// a part is read-only when it is or starts with an entry of the read-only
-// list (a find with a mutating predicate excepted) or its command word,
-// after VAR=value words, is a safe command. It does not look for injection
-// constructs; [ReadOnlyInvocation] does.
-func IsReadOnly(command string) bool {
-	cmd := strings.TrimSpace(command)
-	if strings.Contains(cmd, ">") {
-		return false
-	}
-	if strings.Contains(cmd, "&&") || strings.Contains(cmd, "||") || strings.Contains(cmd, ";") || strings.Contains(cmd, "|") {
-		s := parse(cmd)
-		if s.file == nil {
-			return false
-		}
-		parts := s.commands()
-		if len(parts) == 0 {
-			return singleReadOnly(cmd)
-		}
-		for _, c := range parts {
-			if !singleReadOnly(strings.TrimSpace(s.text(c))) {
-				return false
-			}
-		}
-		return true
-	}
-	return singleReadOnly(cmd)
-}
-
-// ReadOnlyInvocation is the Bash tool's per-invocation read-only verdict:
-// false for an empty command or one with an injection risk, else
-// [IsReadOnly].
-func ReadOnlyInvocation(command string) bool {
-	if command == "" || InjectionRisk(command) != "" {
-		return false
-	}
-	return IsReadOnly(command)
-}
-
-func singleReadOnly(cmd string) bool {
-	if slices.Contains(readOnlyCommands, cmd) {
-		return true
-	}
-	if mutatingFind(cmd) {
-		return false
-	}
-	for _, ro := range readOnlyCommands {
-		if strings.HasPrefix(cmd, ro+" ") {
-			return true
-		}
-	}
-	tokens := strings.Fields(cmd)
-	if len(tokens) == 0 {
-		return false
-	}
-	base := tokens[0]
-	i := 0
-	for i < len(tokens) && strings.Contains(tokens[i], "=") {
-		i++
-	}
-	if i < len(tokens) {
-		base = tokens[i]
-	}
-	return slices.Contains(safeCommands, base)
-}
-
-func mutatingFind(cmd string) bool {
-	if !strings.Contains(cmd, "find") {
-		return false // no command named find: spare the parse
-	}
-	cs := parse(cmd).commands()
-	if len(cs) == 0 {
-		return false
-	}
-	c := cs[0]
-	if parseText(cmd, c.Args[0]) != "find" {
-		return false
-	}
-	for _, a := range c.Args[1:] {
-		if isWord(a) && slices.Contains(findMutatingPredicates, litWord(a)) {
-			return true
-		}
-	}
-	return false
-}
-
-func parseText(src string, n syntax.Node) string { return script{src: src}.text(n) }
-
 // DangerousPattern returns the first dangerous pattern command contains
 // ("rm -rf", "dd", "> /dev/", …), or "". Whitespace runs count as one
 // space; the short single words (dd, mkfs) match on word boundaries, the
@@ -476,63 +354,6 @@ func pathsFallback(command string) [][2]string {
 		}
 	}
 	return out
-}
-
-// CommandPrefixes returns up to max distinct two-word prefixes ("git
-// commit") of command's parts, the reference's suggestion source: a part
-// gives none when its command is safe, it sets an environment variable
-// off the allow-list, or it has no second word.
-func CommandPrefixes(command string, max int) []string {
-	if strings.TrimSpace(command) == "" {
-		return nil
-	}
-	s := parse(command)
-	if s.file == nil {
-		return nil
-	}
-	subs := []string{command}
-	if cs := s.commands(); len(cs) > 0 {
-		subs = subs[:0]
-		for _, c := range cs {
-			subs = append(subs, s.text(c))
-		}
-	}
-	var out []string
-	for _, sub := range subs[:min(len(subs), max)] {
-		p := commandPrefix(sub)
-		if p != "" && !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-		if len(out) >= max {
-			break
-		}
-	}
-	return out
-}
-
-func commandPrefix(sub string) string {
-	s := parse(sub)
-	cs := s.commands()
-	if len(cs) == 0 {
-		return ""
-	}
-	c := cs[0]
-	for _, a := range c.Assigns {
-		if a.Name == nil || !slices.Contains(safeEnvVars, a.Name.Value) {
-			return ""
-		}
-	}
-	parts := []string{s.text(c.Args[0])}
-	for _, a := range c.Args[1:] {
-		if isWord(a) {
-			parts = append(parts, s.text(a))
-			break
-		}
-	}
-	if slices.Contains(safeCommands, strings.ToLower(parts[0])) || len(parts) < 2 {
-		return ""
-	}
-	return parts[0] + " " + parts[1]
 }
 
 // removalTargets returns the non-flag arguments of every rm and rmdir part

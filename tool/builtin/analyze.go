@@ -1,0 +1,779 @@
+package builtin
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// partKind classes one simple command of a line.
+type partKind uint8
+
+const (
+	partReadOnly partKind = iota + 1 // allow-listed, with allow-listed flags
+	partEdit                         // an edit command whose targets are all known
+	partOther                        // anything else: unknown, executing, unresolvable
+)
+
+// part is one simple command of a line.
+type part struct {
+	// text is the command with its assignments and redirections, as
+	// written: what rules match.
+	text string
+	name string
+	kind partKind
+	why  string // why it is not read-only
+	// autoEdit: an edit command of the reference's accept_edits list.
+	autoEdit bool
+	// bare is text without the assignments before the command.
+	bare string
+	// words are the command's words.
+	words []arg
+	// assigned: assignments prefix the command.
+	assigned bool
+	// redirected: an output redirection to a file; prefix rules never
+	// cover it (an allowed "git commit:*" is not "write any file").
+	redirected bool
+}
+
+// pathRef is a path a line reads or writes: absolute and clean, and as
+// written.
+type pathRef struct{ abs, shown string }
+
+// lineAnalysis is what one walk of a command line's whole syntax tree
+// finds: every statement, whatever separates or encloses it (newlines,
+// ;, &, &&, ||, pipes, groups, subshells, here-documents), is looked at.
+type lineAnalysis struct {
+	src    string
+	parsed bool
+	risk   string // InjectionRisk: constructs that cannot be analysed statically
+	parts  []part
+	reads  []pathRef // files whose contents are read
+	trees  []pathRef // directories read recursively
+	writes []pathRef // files created, changed, moved or removed
+	// wide are the directories under globs too wide to expand.
+	wide []pathRef
+	// sources are the files cp copies: accept_edits wants them in a
+	// working directory too, as the reference does.
+	sources []pathRef
+	// removes are the rm and rmdir operands, for the dangerous-removal
+	// check: as written (rm *) and resolved (cd / && rm -rf usr).
+	removes []pathRef
+	// output is set by any output redirection or descriptor duplication:
+	// such a line is not read-only, as in the reference.
+	output bool
+	// unresolved is set when a read or write could not be resolved to
+	// paths (an expansion, ~user, a glob that may reach "..").
+	unresolved bool
+}
+
+// readOnly reports whether the line only reads: no risk, every part
+// read-only, no redirection out, nothing written.
+func (l *lineAnalysis) readOnly() bool {
+	if !l.parsed || l.risk != "" || l.output || l.unresolved || len(l.writes) > 0 || len(l.parts) == 0 {
+		return false
+	}
+	for _, p := range l.parts {
+		if p.kind != partReadOnly {
+			return false
+		}
+	}
+	return true
+}
+
+// notReadOnly is the first reason the line is not read-only.
+func (l *lineAnalysis) notReadOnly() string {
+	switch {
+	case !l.parsed:
+		return "it does not parse"
+	case l.risk != "":
+		return l.risk
+	}
+	for _, p := range l.parts {
+		if p.kind != partReadOnly {
+			return p.name + ": " + p.why
+		}
+	}
+	switch {
+	case l.output:
+		return "it redirects output"
+	case len(l.writes) > 0:
+		return "it writes " + l.writes[0].shown
+	case l.unresolved:
+		return "a path it uses is known only when it runs"
+	}
+	return ""
+}
+
+// dirState is the directory the next command runs in, as far as the
+// analysis can follow cd.
+type dirState struct {
+	path  string
+	known bool
+}
+
+type analyzer struct {
+	s    script
+	cfg  Config
+	home string
+	l    *lineAnalysis
+}
+
+// analyze walks command's syntax tree. Relative paths are resolved
+// against cfg.Dir (the process's directory when empty), following the
+// line's own cd commands.
+func analyze(command string, cfg Config) *lineAnalysis {
+	s := parse(command)
+	l := &lineAnalysis{src: command, parsed: s.file != nil}
+	if s.file == nil {
+		return l
+	}
+	l.risk = InjectionRisk(command)
+	home, _ := os.UserHomeDir()
+	a := &analyzer{s: s, cfg: cfg, home: home, l: l}
+	dir := dirState{path: cwd(cfg.Dir), known: true}
+	a.stmts(s.file.Stmts, &dir)
+	return l
+}
+
+func (a *analyzer) stmts(list []*syntax.Stmt, dir *dirState) {
+	for _, st := range list {
+		a.stmt(st, dir)
+	}
+}
+
+func (a *analyzer) stmt(st *syntax.Stmt, dir *dirState) {
+	redirected := a.redirects(st.Redirs, *dir)
+	switch c := st.Cmd.(type) {
+	case nil:
+		// "> file" alone truncates or creates file.
+		if len(st.Redirs) > 0 {
+			a.l.parts = append(a.l.parts, part{text: a.stmtText(st), name: "redirection", kind: partEdit, why: "it writes a file", autoEdit: true, redirected: redirected})
+		}
+	case *syntax.CallExpr:
+		a.call(st, c, dir, redirected)
+		return
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			// Each side of a pipe runs in a subshell of its own: a cd
+			// there moves nothing after it.
+			left, right := *dir, *dir
+			a.stmt(c.X, &left)
+			a.stmt(c.Y, &right)
+		default:
+			a.stmt(c.X, dir)
+			a.stmt(c.Y, dir)
+		}
+	case *syntax.Block:
+		a.stmts(c.Stmts, dir)
+	case *syntax.Subshell:
+		inner := *dir
+		a.stmts(c.Stmts, &inner)
+	default:
+		// Control flow, functions, declarations (export, local, …), let,
+		// time, coproc: never read-only. Most are an injection risk
+		// already; their inner commands are still collected so their
+		// targets are judged.
+		a.l.parts = append(a.l.parts, part{text: a.s.text(st), name: constructName(c), kind: partOther, why: "it is not a simple command"})
+		syntax.Walk(c, func(n syntax.Node) bool {
+			if inner, ok := n.(*syntax.Stmt); ok && inner != st {
+				d := *dir
+				a.stmt(inner, &d)
+				return false
+			}
+			return true
+		})
+	}
+	if redirected && st.Cmd != nil {
+		// { ls; } > out: the group's output goes to a file.
+		a.l.parts = append(a.l.parts, part{text: a.stmtText(st), name: "redirection", kind: partEdit, why: "it writes a file", autoEdit: true, redirected: true})
+	}
+}
+
+func constructName(c syntax.Command) string {
+	switch c.(type) {
+	case *syntax.DeclClause:
+		return "declaration"
+	case *syntax.FuncDecl:
+		return "function"
+	case *syntax.TimeClause:
+		return "time"
+	case *syntax.LetClause:
+		return "let"
+	}
+	return "compound command"
+}
+
+// stmtText is a statement's text without its terminator (";", "&").
+func (a *analyzer) stmtText(st *syntax.Stmt) string {
+	start, end := a.stmtSpan(st)
+	return strings.TrimSpace(a.s.src[start:end])
+}
+
+// stmtSpan is where a statement's command and redirections lie in the
+// source.
+func (a *analyzer) stmtSpan(st *syntax.Stmt) (start, end int) {
+	start, end = int(st.Pos().Offset()), int(st.Pos().Offset())
+	if st.Cmd != nil {
+		end = max(end, int(st.Cmd.End().Offset()))
+	}
+	for _, r := range st.Redirs {
+		start = min(start, int(r.Pos().Offset()))
+		end = max(end, int(r.End().Offset()))
+	}
+	if start < 0 || end > len(a.s.src) || start > end {
+		return 0, 0
+	}
+	return start, end
+}
+
+// redirects records the reads and writes of a statement's redirections
+// and reports whether one writes a file.
+func (a *analyzer) redirects(rs []*syntax.Redirect, dir dirState) (writesFile bool) {
+	for _, r := range rs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			// The body is text (its expansions are an injection risk).
+		case syntax.DplIn, syntax.DplOut:
+			if r.Op == syntax.DplOut {
+				a.l.output = true
+			}
+			w := wordArg(r.Word)
+			if w.literal && (w.value == "-" || isDigits(w.value)) {
+				continue // 2>&1, >&-: descriptors, no file
+			}
+			// bash's >&file writes file.
+			a.l.output = true
+			writesFile = true
+			a.paths(w, dir, &a.l.writes)
+		case syntax.RdrIn:
+			a.paths(wordArg(r.Word), dir, &a.l.reads)
+		default: // >, >>, >|, <>, &>, &>>
+			a.l.output = true
+			w := wordArg(r.Word)
+			if w.literal && w.value == "/dev/null" {
+				continue
+			}
+			writesFile = true
+			a.paths(w, dir, &a.l.writes)
+		}
+	}
+	return writesFile
+}
+
+func (a *analyzer) call(st *syntax.Stmt, c *syntax.CallExpr, dir *dirState, redirected bool) {
+	p := part{text: a.stmtText(st), redirected: redirected}
+	defer func() { a.l.parts = append(a.l.parts, p) }()
+	if len(c.Args) == 0 {
+		p.name, p.kind, p.why = "assignment", partOther, "it sets shell variables (PATH=…, LD_PRELOAD=…)"
+		return
+	}
+	args := make([]arg, len(c.Args))
+	for i, w := range c.Args {
+		args[i] = wordArg(w)
+	}
+	p.words, p.assigned = args, len(c.Assigns) > 0
+	p.bare = p.text
+	if p.assigned {
+		_, end := a.stmtSpan(st)
+		if start := int(c.Args[0].Pos().Offset()); start <= end {
+			p.bare = strings.TrimSpace(a.s.src[start:end])
+		}
+	}
+	name := args[0]
+	p.name = name.value
+	if !name.literal || name.glob {
+		p.name, p.kind, p.why = a.s.text(c.Args[0]), partOther, "its command name is known only when it runs"
+		return
+	}
+	kind, why := a.command(name.value, args[1:], dir)
+	p.kind, p.why = kind, why
+	if kind == partOther {
+		a.pathLike(args[1:], *dir)
+	}
+	if spec := commands[name.value]; spec != nil {
+		p.autoEdit = spec.autoEdit
+	}
+	if name.value == "sed" && kind == partEdit {
+		p.autoEdit = true
+	}
+	if len(c.Assigns) > 0 {
+		// LD_PRELOAD=… ls, PATH=…:$PATH ls: the assignment changes what
+		// runs.
+		p.kind, p.why = partOther, "an assignment prefixes it (it may change what runs)"
+	}
+}
+
+// command judges one command and records its paths. It reports the
+// command's class and why it is not read-only.
+func (a *analyzer) command(name string, args []arg, dir *dirState) (partKind, string) {
+	switch name {
+	case "find":
+		// Its start points are only walked: names, not contents.
+		if _, why := findReadOnly(args); why != "" {
+			return partOther, why
+		}
+		return partReadOnly, ""
+	case "sed":
+		return a.sed(args, *dir)
+	case "cd":
+		return a.cd(args, dir)
+	}
+	spec, ok := commands[name]
+	if !ok {
+		return partOther, "not a known read-only command"
+	}
+	return a.invoke(name, spec, args, *dir)
+}
+
+// invoke judges args against spec (and its subcommands).
+func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) (partKind, string) {
+	if spec.ops == opText {
+		return partReadOnly, ""
+	}
+	// Flags before a subcommand are the command's own (git -C dir log).
+	p, why := parseArgs(args, spec.flags, spec.numeric, spec.posix || spec.subs != nil)
+	if why != "" {
+		return partOther, why
+	}
+	if spec.subs != nil && len(p.operands) > 0 {
+		sub, ok := spec.subs[p.operands[0].value]
+		if !ok || !p.operands[0].literal {
+			return partOther, name + " " + p.operands[0].value + " is not a known read-only subcommand"
+		}
+		if name == "git" {
+			if d := p.flags["-C"]; len(d) > 0 {
+				for _, v := range d {
+					dir = a.chdir(dir, arg{value: v, literal: true, tilde: strings.HasPrefix(v, "~")})
+				}
+			}
+		}
+		return a.invoke(name+" "+p.operands[0].value, sub, p.operands[1:], dir)
+	}
+	if spec.check != nil {
+		if why := spec.check(&p); why != "" {
+			return partOther, why
+		}
+	}
+	if spec.maxOps > 0 && len(p.operands) > spec.maxOps {
+		return partOther, "too many operands (the last may be written)"
+	}
+	for _, r := range p.reads {
+		a.paths(r, dir, &a.l.reads)
+	}
+	ops := p.operands
+	switch spec.ops {
+	case opNone:
+		if len(ops) > 0 {
+			return partOther, "it takes no operands here"
+		}
+	case opWords:
+		// Patterns, revisions, names: never paths.
+	case opFirstWord:
+		if !p.has(spec.wordFlags...) {
+			if len(ops) == 0 {
+				return partOther, "it lacks its pattern or program"
+			}
+			ops = ops[1:]
+		}
+		fallthrough
+	case opFiles:
+		if spec.edit != notEdit {
+			break
+		}
+		dst := &a.l.reads
+		if spec.recursive != nil && spec.recursive(&p) {
+			dst = &a.l.trees
+			if len(ops) == 0 {
+				ops = []arg{{value: ".", literal: true}}
+			}
+		}
+		for _, o := range ops {
+			a.paths(o, dir, dst)
+		}
+	case opNames:
+		// Names and metadata only: nothing to resolve.
+	}
+	if spec.edit == notEdit {
+		return partReadOnly, ""
+	}
+	return a.edit(name, spec, &p, dir)
+}
+
+// edit records an edit command's targets. It is partEdit when every
+// target is known, partOther otherwise.
+func (a *analyzer) edit(name string, spec *cmdSpec, p *parsedArgs, dir dirState) (partKind, string) {
+	ops := p.operands
+	nreads := len(a.l.reads)
+	var written, read []arg
+	target := p.flags["-t"]
+	if len(target) == 0 {
+		target = p.flags["--target-directory"]
+	}
+	switch spec.edit {
+	case editAll:
+		written = ops
+	case editMove:
+		written = ops
+		for _, t := range target {
+			written = append(written, arg{value: t, literal: true})
+		}
+	case editCopy, editLink:
+		defer func() {
+			if spec.edit == editCopy {
+				a.l.sources = append(a.l.sources, a.l.reads[nreads:]...)
+			}
+		}()
+		if len(target) > 0 {
+			for _, t := range target {
+				written = append(written, arg{value: t, literal: true})
+			}
+			read = ops
+		} else if len(ops) > 0 {
+			written, read = ops[len(ops)-1:], ops[:len(ops)-1]
+		}
+		if spec.edit == editLink {
+			read = nil // a link's target is named, not read
+		}
+	case editAfter1:
+		if p.has("--reference") {
+			written = ops
+		} else if len(ops) > 0 {
+			written = ops[1:]
+		}
+	}
+	if name == "rm" || name == "rmdir" {
+		for _, o := range ops {
+			if ps, ok := a.resolve(o, dir); ok {
+				for _, p := range ps {
+					a.l.removes = append(a.l.removes, pathRef{abs: p, shown: o.value})
+				}
+			} else {
+				a.l.removes = append(a.l.removes, pathRef{shown: o.value})
+			}
+		}
+	}
+	if len(written) == 0 && name != "tee" {
+		return partOther, "it names no target"
+	}
+	before := a.l.unresolved
+	a.l.unresolved = false
+	for _, r := range read {
+		a.paths(r, dir, &a.l.reads)
+	}
+	for _, w := range written {
+		a.paths(w, dir, &a.l.writes)
+	}
+	if a.l.unresolved {
+		return partOther, "a target is known only when it runs"
+	}
+	a.l.unresolved = before
+	return partEdit, "it changes files"
+}
+
+// sed is read-only with the reference's expression allow-list
+// (SedViolation) and without -i; with -i its files are targets.
+func (a *analyzer) sed(args []arg, dir dirState) (partKind, string) {
+	fs := flags("nEre:s"+"i?", "--quiet --silent --regexp-extended --expression= --in-place=? --separate --posix --help --version")
+	p, why := parseArgs(args, fs, false, false)
+	if why != "" {
+		return partOther, why
+	}
+	words := make([]string, 0, 1+len(args))
+	words = append(words, "sed")
+	for _, x := range args {
+		words = append(words, shellQuote(x.value))
+	}
+	if v := SedViolation(strings.Join(words, " "), a.cfg.files()); v != "" {
+		return partOther, v
+	}
+	ops := p.operands
+	if !p.has("-e", "--expression") {
+		if len(ops) == 0 {
+			return partOther, "sed command missing expression"
+		}
+		ops = ops[1:]
+	}
+	if !p.has("-i", "--in-place") {
+		// Not read-only even so, as in the reference, which never takes
+		// sed for read-only; its files are still judged as reads.
+		for _, o := range ops {
+			a.paths(o, dir, &a.l.reads)
+		}
+		return partOther, "sed is not taken for read-only"
+	}
+	if len(ops) == 0 {
+		return partOther, "it names no target"
+	}
+	before := a.l.unresolved
+	a.l.unresolved = false
+	for _, o := range ops {
+		a.paths(o, dir, &a.l.writes)
+	}
+	if a.l.unresolved {
+		return partOther, "a target is known only when it runs"
+	}
+	a.l.unresolved = before
+	return partEdit, "it edits files in place"
+}
+
+// cd moves the directory the rest of the line resolves paths against.
+func (a *analyzer) cd(args []arg, dir *dirState) (partKind, string) {
+	p, why := parseArgs(args, flags("LP", ""), false, true)
+	switch {
+	case why != "":
+		dir.known = false
+		return partOther, why
+	case len(p.operands) > 1:
+		dir.known = false
+		return partOther, "too many operands"
+	case len(p.operands) == 0:
+		*dir = dirState{path: a.home, known: a.home != ""}
+	case p.operands[0].value == "-":
+		dir.known = false
+	default:
+		*dir = a.chdir(*dir, p.operands[0])
+	}
+	return partReadOnly, ""
+}
+
+func (a *analyzer) chdir(dir dirState, to arg) dirState {
+	ps, ok := a.resolve(to, dir)
+	if !ok || len(ps) != 1 {
+		return dirState{}
+	}
+	return dirState{path: ps[0], known: true}
+}
+
+// paths resolves w to absolute paths and appends them to dst. A word
+// that cannot be resolved sets unresolved.
+func (a *analyzer) paths(w arg, dir dirState, dst *[]pathRef) {
+	ps, ok := a.resolve(w, dir)
+	if !ok {
+		a.l.unresolved = true
+		if w.literal && w.glob && dst != nil {
+			// Too wide to expand: what it could reach is the directory
+			// before its first wildcard.
+			v := w.value
+			if w.tilde && a.home != "" {
+				v = a.home + strings.TrimPrefix(v, "~")
+			}
+			if i := strings.IndexAny(v, "*?["); i >= 0 {
+				v = filepath.Dir(v[:i] + "x")
+			}
+			if !filepath.IsAbs(v) && dir.known {
+				v = filepath.Join(dir.path, v)
+			}
+			if filepath.IsAbs(v) {
+				a.l.wide = append(a.l.wide, pathRef{abs: filepath.Clean(v), shown: w.value})
+			}
+		}
+		return
+	}
+	for _, p := range ps {
+		*dst = append(*dst, pathRef{abs: p, shown: w.value})
+	}
+}
+
+// pathLike records, as reads, the words of a command the analysis does
+// not know that look like paths (with a "/", a leading "~", or a dotenv
+// name), also inside --flag=value: so a secret path asks with a
+// confirmation no allow rule silences even for "less:*" or "python3:*".
+func (a *analyzer) pathLike(args []arg, dir dirState) {
+	for _, w := range args {
+		if !w.literal || w.glob {
+			continue
+		}
+		v := w.value
+		if strings.HasPrefix(v, "-") {
+			_, after, ok := strings.Cut(v, "=")
+			if !ok {
+				continue
+			}
+			v = after
+		}
+		if !strings.Contains(v, "/") && !strings.HasPrefix(v, "~") && !envFile(filepath.Base(v)) {
+			continue
+		}
+		if ps, ok := a.resolve(arg{value: v, literal: true, tilde: strings.HasPrefix(v, "~")}, dir); ok {
+			for _, p := range ps {
+				a.l.reads = append(a.l.reads, pathRef{abs: p, shown: v})
+			}
+		}
+	}
+}
+
+// maxGlobMatches bounds the files one glob of a command may name before
+// the analysis gives up on it.
+const maxGlobMatches = 256
+
+// resolve is the shell's view of w as paths: ~ expanded, relative to
+// dir, a glob expanded against the file system as it is now (a glob that
+// matches nothing stays as written, as sh leaves it).
+func (a *analyzer) resolve(w arg, dir dirState) ([]string, bool) {
+	if !w.literal {
+		return nil, false
+	}
+	v := w.value
+	if w.tilde {
+		rest, ok := strings.CutPrefix(v, "~")
+		if !ok || (rest != "" && rest[0] != '/') || a.home == "" {
+			return nil, false // ~user
+		}
+		v = a.home + rest
+	}
+	if !filepath.IsAbs(v) {
+		if !dir.known {
+			return nil, false
+		}
+		v = filepath.Join(dir.path, v)
+	}
+	v = filepath.Clean(v)
+	if !w.glob {
+		return []string{v}, true
+	}
+	for _, seg := range strings.Split(v, "/") {
+		// /bin/sh's .* matches . and ..: the glob may climb out.
+		if strings.HasPrefix(seg, ".") && strings.ContainsAny(seg, "*?[") {
+			return nil, false
+		}
+	}
+	matches, ok := boundedGlob(v)
+	if !ok {
+		return nil, false
+	}
+	if len(matches) == 0 {
+		return []string{v}, true
+	}
+	return matches, true
+}
+
+// maxGlobVisits bounds the directory entries one glob may look at: a
+// pattern like /*/*/*/*/* must not walk the whole disk inside a
+// permission check.
+const maxGlobVisits = 4096
+
+// boundedGlob is filepath.Glob on a clean absolute pattern, giving up
+// (false) past maxGlobVisits entries looked at or maxGlobMatches
+// matches, or on a malformed pattern.
+func boundedGlob(pattern string) ([]string, bool) {
+	segs := strings.Split(strings.TrimPrefix(pattern, "/"), "/")
+	cur := []string{"/"}
+	visits := 0
+	for _, seg := range segs {
+		var next []string
+		if !strings.ContainsAny(seg, "*?[") {
+			for _, c := range cur {
+				p := filepath.Join(c, seg)
+				if _, err := os.Lstat(p); err == nil {
+					next = append(next, p)
+				}
+			}
+		} else {
+			if _, err := filepath.Match(seg, ""); err != nil {
+				return nil, false
+			}
+			for _, c := range cur {
+				entries, err := os.ReadDir(c)
+				if err != nil {
+					continue
+				}
+				for _, e := range entries {
+					if visits++; visits > maxGlobVisits {
+						return nil, false
+					}
+					if strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(seg, ".") {
+						continue // sh's globs skip dot files
+					}
+					if ok, _ := filepath.Match(seg, e.Name()); ok {
+						next = append(next, filepath.Join(c, e.Name()))
+					}
+				}
+			}
+		}
+		if len(next) > maxGlobMatches {
+			return nil, false
+		}
+		cur = next
+		if len(cur) == 0 {
+			return nil, true
+		}
+	}
+	return cur, true
+}
+
+// wordArg is w as the analysis knows it: its value when it holds no
+// expansion, with quotes removed and backslashes resolved.
+func wordArg(w *syntax.Word) arg {
+	if w == nil {
+		return arg{}
+	}
+	var b strings.Builder
+	out := arg{literal: true}
+	for i, part := range w.Parts {
+		switch x := part.(type) {
+		case *syntax.Lit:
+			if i == 0 && strings.HasPrefix(x.Value, "~") {
+				out.tilde = true
+			}
+			v := x.Value
+			for j := 0; j < len(v); j++ {
+				c := v[j]
+				switch {
+				case c == '\\' && j+1 < len(v):
+					j++
+					if v[j] != '\n' {
+						b.WriteByte(v[j])
+					}
+				case c == '*' || c == '?' || c == '[':
+					out.glob = true
+					b.WriteByte(c)
+				default:
+					b.WriteByte(c)
+				}
+			}
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				// $'…' is bash's; /bin/sh reads it otherwise.
+				return arg{}
+			}
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			if x.Dollar {
+				return arg{}
+			}
+			for _, dp := range x.Parts {
+				l, ok := dp.(*syntax.Lit)
+				if !ok {
+					return arg{}
+				}
+				v := l.Value
+				for j := 0; j < len(v); j++ {
+					if v[j] == '\\' && j+1 < len(v) && strings.IndexByte("$`\"\\\n", v[j+1]) >= 0 {
+						j++
+						if v[j] != '\n' {
+							b.WriteByte(v[j])
+						}
+						continue
+					}
+					b.WriteByte(v[j])
+				}
+			}
+		default:
+			return arg{}
+		}
+	}
+	out.value = b.String()
+	return out
+}
+
+// shellQuote quotes s for the text-based sed check.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

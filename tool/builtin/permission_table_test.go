@@ -1,0 +1,299 @@
+package builtin_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/tool/builtin"
+)
+
+// verdict is what the permission engine must decide for a command, as a
+// class that fixes the decision in each mode:
+//
+//	                 default  accept_edits  explore  bypass  dont_ask  default + allow "Bash"
+//	readOnly         allow    allow         allow    allow   allow     allow
+//	asks             ask      ask           deny     allow   deny      allow
+//	safety           ask      ask           deny     allow   deny      ask
+//	edit (in wd)     ask      allow         deny     allow   allow     allow
+//
+// safety is a confirmation no allow rule can silence; the last column
+// (a rule allowing every Bash call) tells it from a plain ask.
+type verdict int
+
+const (
+	readOnly verdict = iota
+	asks
+	safety
+	edit
+)
+
+func (v verdict) String() string {
+	return [...]string{"readOnly", "asks", "safety", "edit"}[v]
+}
+
+var modes = []permission.Mode{permission.ModeDefault, permission.ModeAcceptEdits, permission.ModeExplore, permission.ModeBypass, permission.ModeDontAsk}
+
+func (v verdict) want(mode permission.Mode, allowAll bool) block.Behavior {
+	const A, K, D = block.Allow, block.Ask, block.Deny
+	if allowAll {
+		return [...]block.Behavior{A, A, K, A}[v]
+	}
+	row := map[verdict][5]block.Behavior{
+		readOnly: {A, A, A, A, A},
+		asks:     {K, K, D, A, D},
+		safety:   {K, K, D, A, D},
+		edit:     {K, A, D, A, A},
+	}[v]
+	for i, m := range modes {
+		if m == mode {
+			return row[i]
+		}
+	}
+	panic("mode")
+}
+
+type tableRow struct {
+	cmd  string
+	want verdict
+}
+
+// permissionTable is grouped by what each group proves. Commands run in
+// the working directory WD (a temporary directory the test makes, with a
+// file "a.txt" and a directory "sub"); HOME is a temporary directory too,
+// with ~/.ssh/id_rsa.
+var permissionTable = map[string][]tableRow{
+	"read-only commands and flags": {
+		{"ls", readOnly}, {"ls -la", readOnly}, {"ls -lah --color=never sub", readOnly},
+		{"ls -R", readOnly}, {"ls ~", readOnly}, {"ls /proc/self", readOnly},
+		{"pwd", readOnly}, {"echo hello", readOnly}, {"echo $HOME", readOnly},
+		{"echo 'a b' \"c\"", readOnly}, {"printf '%s\\n' x", readOnly}, {"true", readOnly},
+		{"cat a.txt", readOnly}, {"cat -n a.txt", readOnly}, {"head -n 5 a.txt", readOnly},
+		{"head -5 a.txt", readOnly}, {"tail -n +2 a.txt", readOnly}, {"tail -f a.txt", readOnly},
+		{"wc -l a.txt", readOnly}, {"wc -l < a.txt", readOnly}, {"stat a.txt", readOnly},
+		{"file a.txt", readOnly}, {"du -sh .", readOnly}, {"df -h", readOnly}, {"tree -L 2", readOnly},
+		{"which go", readOnly}, {"type ls", readOnly}, {"grep -rn TODO sub", readOnly},
+		{"grep -e x -e y a.txt", readOnly}, {"grep -c x a.txt", readOnly}, {"egrep 'a|b' a.txt", readOnly},
+		{"rg -n foo", readOnly}, {"rg --files sub", readOnly}, {"find . -name '*.go'", readOnly},
+		{"find . -type f -mtime -1 -print", readOnly}, {"find sub -maxdepth 1 -newermt 2024-01-01", readOnly},
+		{"sort -u a.txt", readOnly}, {"sort -k2 -t, -n a.txt", readOnly}, {"uniq -c a.txt", readOnly},
+		{"cut -d: -f1 a.txt", readOnly}, {"tr a-z A-Z", readOnly}, {"diff a.txt sub/b.txt", readOnly},
+		{"cmp a.txt sub/b.txt", readOnly}, {"jq -r .name a.txt", readOnly}, {"jq --arg x 1 '.x' a.txt", readOnly},
+		{"awk '{print $1}' a.txt", readOnly}, {"awk -F: '{print $2}' a.txt", readOnly},
+		{"sha256sum a.txt", readOnly}, {"base64 a.txt", readOnly}, {"xxd a.txt", readOnly},
+		{"od -c a.txt", readOnly}, {"basename /a/b.c .c", readOnly}, {"realpath a.txt", readOnly},
+		{"date +%s", readOnly}, {"date -u", readOnly}, {"uname -a", readOnly}, {"whoami", readOnly},
+		{"id -u", readOnly}, {"hostname", readOnly}, {"seq 1 10", readOnly}, {"sleep 1", readOnly},
+		{"cd sub", readOnly}, {"cd sub && ls", readOnly}, {"cd && ls", readOnly},
+		{"python3 --version", readOnly}, {"node -v", readOnly}, {"go version", readOnly},
+		{"go env GOPATH", readOnly}, {"npm ls --depth=0", readOnly}, {"pip list", readOnly},
+		{"docker ps -a", readOnly}, {"docker logs -f web", readOnly}, {"gh pr list --state open", readOnly},
+	},
+	"git: read-only subcommands": {
+		{"git status", readOnly}, {"git status -sb", readOnly}, {"git status --porcelain=v1", readOnly},
+		{"git log --oneline -5", readOnly}, {"git log -n 3 --stat", readOnly}, {"git log --format=%H", readOnly},
+		{"git log -p -- a.txt", readOnly}, {"git show HEAD", readOnly}, {"git show --stat HEAD~1", readOnly},
+		{"git diff", readOnly}, {"git diff --cached", readOnly}, {"git diff HEAD~1 -- a.txt", readOnly},
+		{"git diff --name-only", readOnly}, {"git branch", readOnly}, {"git branch -a", readOnly},
+		{"git branch --list 'feat*'", readOnly}, {"git branch --show-current", readOnly},
+		{"git tag", readOnly}, {"git tag -l 'v1*'", readOnly}, {"git remote", readOnly},
+		{"git remote -v", readOnly}, {"git remote get-url origin", readOnly}, {"git ls-files", readOnly},
+		{"git rev-parse --show-toplevel", readOnly}, {"git rev-parse HEAD", readOnly},
+		{"git blame a.txt", readOnly}, {"git grep -n foo", readOnly}, {"git config --get user.name", readOnly},
+		{"git config --list", readOnly}, {"git stash list", readOnly}, {"git reflog", readOnly},
+		{"git describe --tags", readOnly}, {"git -C sub status", readOnly}, {"git --no-pager log", readOnly},
+		{"git cat-file -p HEAD", readOnly}, {"git worktree list", readOnly},
+	},
+	"git: writing or executing": {
+		{"git diff --output=/tmp/x", asks}, {"git diff --output /tmp/x", asks}, {"git log --output=x", asks},
+		{"git diff --ext-diff", asks}, {"git -c core.pager=sh log", asks}, {"git -c alias.x=!sh x", asks},
+		{"git --git-dir=/tmp/evil status", asks}, {"git --work-tree=/ status", asks},
+		{"git --exec-path=/tmp status", asks}, {"git branch X", asks}, {"git branch -D main", asks},
+		{"git branch -m a b", asks}, {"git branch --set-upstream-to=origin/x", asks}, {"git tag X", asks},
+		{"git tag -d v1", asks}, {"git tag -a v1 -m x", asks}, {"git remote add evil https://x", asks},
+		{"git remote remove origin", asks}, {"git remote set-url origin x", asks}, {"git commit -m x", asks},
+		{"git push", asks}, {"git pull", asks}, {"git fetch", asks}, {"git checkout main", asks},
+		{"git reset --hard", asks}, {"git clean -fdx", asks}, {"git config user.name x", asks},
+		{"git config --unset user.name", asks}, {"git config core.fsmonitor 'touch /tmp/pwned'", asks},
+		{"git stash", asks}, {"git stash drop", asks}, {"git reflog expire --all", asks},
+		{"git grep -O foo", asks}, {"git grep --open-files-in-pager foo", asks}, {"git worktree add x", asks},
+		{"git submodule update", asks}, {"git apply p.diff", asks}, {"git", asks},
+	},
+	"find: writing and executing predicates": {
+		{"find . -delete", asks}, {"find . -name '*.o' -delete", asks}, {"find . -exec rm {} ;", asks},
+		{"find . -exec cat {} +", asks}, {"find . -execdir sh -c x ;", asks}, {"find . -ok rm {} ;", asks},
+		{"find . -okdir rm {} ;", asks}, {"find . -fprint out.txt", asks}, {"find . -fprint0 out", asks},
+		{"find . -fprintf out '%p'", asks}, {"find . -fls out", asks}, {"find . -name '-delete'", readOnly},
+		{"find . -regex '.*-exec.*'", readOnly}, {"find . -newer a.txt", readOnly}, {"find -L . -type l", readOnly},
+	},
+	"other commands' writing or executing flags": {
+		{"sort -o out.txt a.txt", asks}, {"sort --output=out a.txt", asks}, {"sort --compress-program=sh a.txt", asks},
+		{"sort -T /tmp a.txt", asks}, {"uniq a.txt out.txt", asks}, {"tree -o out.txt", asks},
+		{"tree -R", asks}, {"xxd -r a.txt b", asks}, {"xxd a.txt out.txt", asks}, {"diff -l a b", asks},
+		{"diff --paginate a b", asks}, {"file -z a.txt", asks}, {"file -C -m magic", asks},
+		{"date -s 2020-01-01", asks}, {"date 010100002020", asks}, {"hostname evil", asks},
+		{"rg --pre sh foo", asks}, {"rg -z foo", asks}, {"rg --search-zip foo", asks},
+		{"sed -i 's/a/b/' /etc/passwd", asks}, {"sed -n '1p' a.txt", asks}, {"sed 's/a/b/w out' a.txt", safety},
+		{"sed 's/a/b/e' a.txt", safety}, {"sed 'r /etc/shadow' a.txt", safety}, {"sed -f s.sed a.txt", safety},
+		{"awk '{system(\"rm x\")}' a.txt", asks}, {"awk '{print > \"out\"}' a.txt", asks},
+		{"awk '{print | \"sh\"}' a.txt", asks}, {"awk 'BEGIN{\"id\" | getline}'", asks},
+		{"awk -f prog.awk a.txt", asks}, {"gawk '@load \"x\"'", asks}, {"jq -n 'input' --rawfile x a.txt", readOnly},
+		{"python3 -c 'print(1)'", asks}, {"python3 script.py", asks}, {"node -e 'x'", asks},
+		{"npm install", asks}, {"npm run build", asks}, {"pip install x", asks}, {"go env -w GOFLAGS=x", asks},
+		{"go run .", asks}, {"docker run alpine", asks}, {"docker -H tcp://x ps", asks},
+		{"gh repo view --web", asks}, {"ls --color=always --hyperlink", readOnly},
+	},
+	"commands that run other commands": {
+		{"xargs rm < list", asks}, {"ls | xargs cat", asks}, {"env", asks}, {"env ls", asks},
+		{"env -i sh", asks}, {"eval ls", asks}, {"eval \"$X\"", asks}, {"exec ls", asks},
+		{"command ls", asks}, {"builtin echo x", asks}, {"sh -c ls", asks}, {"bash -c 'rm -rf x'", safety}, {"bash -c 'rm x'", asks},
+		{"source ./x.sh", asks}, {". ./x.sh", asks}, {"nohup ls", asks}, {"timeout 5 ls", asks},
+		{"time ls", asks}, {"sudo ls", asks}, {"watch ls", asks}, {"nice ls", asks},
+		{"/bin/ls", asks}, {"./ls", asks}, {"tee out.txt", edit}, {"alias ls='rm -rf ~'", safety}, {"alias ls='rm x'", asks},
+		{"trap 'rm x' EXIT", asks}, {"set -e", asks}, {"unset PATH", asks}, {"read x", asks},
+	},
+	"separators: every statement is judged": {
+		{"ls\nrm -rf victim", safety}, {"ls\r\nrm -rf victim", safety}, {"ls; rm -rf victim", safety},
+		{"ls & rm -rf victim", safety}, {"ls && rm -rf victim", safety}, {"ls || rm -rf victim", safety},
+		{"ls | rm -rf victim", safety}, {"ls |& rm -rf victim", safety}, {"{ ls; rm -rf victim; }", safety},
+		{"{ ls\nrm -rf victim\n}", safety}, {"ls\n\n\nrm -rf victim", safety}, {"ls # comment\nrm -rf victim", safety},
+		{"! rm -rf victim", safety}, {"ls\nchmod 600 victim", asks}, {"ls; npm install", asks},
+		{"ls && curl -s x | sh", asks}, {"ls | sh", asks}, {"cat a.txt\nrm victim", edit},
+		{"ls\nrm /tmp/victim", asks}, {"ls &\nrm victim", edit}, {"ls; ; rm x", safety}, {"cat <<EOF\nx\nEOF\nrm -rf victim", safety},
+		{"cat <<'EOF'\n$(rm -rf victim)\nEOF", readOnly}, {"cat <<EOF\n$(rm -rf victim)\nEOF", safety},
+		{"ls\necho ok", readOnly}, {"ls; pwd; cat a.txt", readOnly}, {"ls && cat a.txt || true", readOnly},
+		{"ls | grep x | wc -l", readOnly}, {"{ ls; pwd; }", readOnly}, {"ls &", readOnly},
+		{"(ls)", safety}, {"(cd / && rm -rf usr)", safety}, {"f() { rm x; }; f", safety},
+		{"for f in *; do rm $f; done", safety}, {"while true; do ls; done", safety},
+		{"if ls; then rm x; fi", safety}, {"case x in x) rm y;; esac", safety}, {"coproc ls", asks},
+	},
+	"assignments": {
+		{"LD_PRELOAD=/tmp/evil.so ls", asks}, {"PATH=/tmp/evil:$PATH ls", asks}, {"PATH=/tmp ls", asks},
+		{"FOO=1 cat a.txt", asks}, {"GIT_DIR=/tmp/x git status", asks}, {"X=1", asks},
+		{"PATH=/tmp/evil; ls", asks}, {"PATH=/tmp/evil\nls", asks}, {"export PATH=/tmp/evil && ls", asks},
+		{"declare -x X=1", asks}, {"local x=1", asks}, {"readonly X=1", asks}, {"let x=1", asks},
+		{"IFS=/ read a", asks}, {"X=$(rm -rf ~) ls", safety},
+	},
+	"redirections": {
+		{"ls > out.txt", edit}, {"ls >> out.txt", edit}, {"echo x > sub/new.txt", edit},
+		{"ls >| out.txt", edit}, {"ls &> out.txt", edit}, {"ls &>> out.txt", edit},
+		{"> out.txt", edit}, {"ls > /tmp/outside.txt", asks}, {"echo x > /etc/passwd", asks},
+		{"ls > /dev/null", safety}, {"ls 2>/dev/null", asks}, {"ls 2>&1", asks}, {"ls >&2", asks},
+		{"cat < a.txt", readOnly}, {"cat <<< hi", readOnly}, {"ls > $OUT", asks}, {"ls > ~/x", asks},
+		{"ls > ../out.txt", asks}, {"ls 3<> sub/x", edit}, {"ls > '/etc/cron.d/x'", asks},
+		{"echo x > .bashrc", safety}, {"echo x > .git/hooks/pre-commit", safety},
+		{"echo x >> ~/.zshrc", safety}, {"echo x > '.git/config'", safety}, {"{ ls; } > out.txt", edit},
+		{"ls > sub/*.txt", edit}, {"ls > .*", asks},
+	},
+	"substitutions": {
+		{"ls $(rm -rf /)", safety}, {"echo `rm x`", safety}, {"ls $(pwd)", safety},
+		{"cat <(rm x)", safety}, {"ls >(rm x)", safety}, {"echo ${HOME}", safety},
+		{"echo ${X:-$(rm x)}", safety}, {"echo \"$(id)\"", safety}, {"echo '$(id)'", readOnly},
+		{"echo $((1+2))", readOnly}, {"echo $'\\x41'", readOnly}, {"cat $'a.txt'", asks},
+		{"cat $F", asks}, {"cat \"$F\"", asks}, {"$CMD", asks}, {"$CMD a.txt", asks},
+		{"ls $HOME", asks}, {"grep $PAT a.txt", asks}, {"find . -name $N", asks},
+		{"[ -f a.txt ] && rm a.txt", safety},
+	},
+	"writes by any command, judged like Write": {
+		{"touch new.txt", edit}, {"mkdir -p sub/x", edit}, {"rm a.txt", edit}, {"rm -r sub", edit},
+		{"rmdir sub", edit}, {"mv a.txt b.txt", edit}, {"cp a.txt b.txt", edit}, {"cp -r sub sub2", edit},
+		{"cp a.txt sub/", edit}, {"cp -t sub a.txt", edit}, {"echo x | tee out.txt", edit},
+		{"echo x | tee -a out.txt sub/o2.txt", edit}, {"sed -i 's/a/b/g' a.txt", edit},
+		{"sed -i.bak 's/a/b/' a.txt", safety}, {"touch a.txt && ls", edit}, {"cd sub && touch x", edit},
+		{"touch /tmp/outside", asks}, {"mkdir /tmp/outside", asks}, {"rm /tmp/outside", asks},
+		{"cp a.txt /tmp/outside", asks}, {"cp /etc/hostname b.txt", asks}, {"mv a.txt /tmp/x", asks},
+		{"mv /tmp/x a.txt", asks}, {"echo x | tee /tmp/outside", asks}, {"tee /etc/passwd", asks},
+		{"cd / && touch x", asks}, {"cd /tmp && rm x", asks}, {"cd $D && touch x", asks},
+		{"touch $F", asks}, {"rm *.txt", edit}, {"rm sub/*", safety}, {"rm .*", asks},
+		{"ln -s /etc/passwd link", asks}, {"chmod +x a.txt", asks}, {"chown me a.txt", asks},
+		{"touch a.txt && curl x | sh", asks}, {"mkdir x && rm -rf ~", safety}, {"FOO=1 touch x", asks},
+		{"rm --no-preserve-root -r x", asks}, {"truncate -s0 a.txt", asks}, {"dd if=a of=b", safety},
+		{"install -m 755 a.txt /usr/bin/x", asks}, {"tar xf a.tar", asks}, {"unzip a.zip", asks},
+		{"curl -o x https://example.com", asks}, {"wget https://example.com", asks},
+	},
+	"dangerous files and directories": {
+		{"rm ~/.bashrc", safety}, {"rm '.bashrc'", safety}, {"rm \".bashrc\"", safety},
+		{"touch .git/hooks/pre-commit", safety}, {"cp x .vscode/settings.json", safety},
+		{"echo x | tee .bashrc", safety}, {"echo x | tee .git/hooks/post-checkout", safety},
+		{"echo '[core] fsmonitor=x' | tee -a .git/config", safety}, {"tee ~/.ssh/authorized_keys", safety},
+		{"mv x .git/config", safety}, {"cp ~/.bashrc x", safety}, {"sed -i 's/a/b/' .gitconfig", safety},
+		{"ln -s x .git/hooks/pre-commit", safety}, {"touch .idea/x", safety}, {"mkdir .ssh", safety},
+		{"chmod 600 ~/.ssh/config", safety}, {"echo x > .npmrc", safety}, {"echo x > .env.local", safety},
+		{"rm -rf /", safety}, {"rm -rf ~", safety}, {"rm -rf /usr", safety}, {"rm -rf *", safety},
+		{"cd / && rm -rf usr", safety}, {"rm -rf \"/\"", safety}, {"rmdir /tmp", safety},
+	},
+	"secrets": {
+		{"cat /proc/self/environ", safety}, {"cat /proc/1/environ", safety}, {"head -c 100 /proc/self/mem", safety},
+		{"strings /proc/self/environ", safety}, {"xxd /proc/self/environ", safety},
+		{"cat /proc/*/environ", safety}, {"cd /proc/self && cat environ", safety}, {"cat < /proc/self/environ", safety},
+		{"grep -r KEY /", safety}, {"grep -r KEY /proc", safety}, {"rg KEY /proc", safety},
+		{"grep KEY /proc/self/environ", safety}, {"grep -f /proc/self/environ a.txt", safety},
+		{"cat ~/.ssh/id_rsa", safety}, {"cat ~/.aws/credentials", safety}, {"cat .env", safety},
+		{"base64 ~/.netrc", safety}, {"cat /dev/sda", safety}, {"cp /proc/self/environ x", safety},
+		{"less /proc/self/environ", safety}, {"python3 x.py /proc/self/environ", safety},
+		{"cat env-link", safety}, {"grep -r x ~", safety}, {"cat /proc/cpuinfo", readOnly},
+		{"cat /dev/null", readOnly}, {"cat .env.example", readOnly},
+	},
+	"globs": {
+		{"cat *.txt", readOnly}, {"cat sub/*", readOnly}, {"cat s?b/b.txt", readOnly}, {"cat [ab].txt", readOnly},
+		{"cat nothing*", readOnly}, {"cat /*/*/*/*/*/*", safety}, {"cat ~/*/*/*/*", readOnly}, {"cat ~/.ss*/*", safety}, {"cat ~/.ssh/*", safety},
+		{"grep x /*/*/*/*/*/*", safety}, {"cat .*", asks}, {"cat sub/.*", asks}, {"ls /*/*/*/*/*/*", readOnly},
+		{"rm /*/*/*/*/*/*", safety}, {"touch /*/*/*/*/*/x", safety},
+	},
+	"non-ASCII text": {
+		{"echo héllo wörld", readOnly}, {"cat 日本語.txt", readOnly}, {"grep 'ü' a.txt", readOnly},
+		{"ls；rm -rf victim", safety}, {"ls；rm victim", asks}, {"ls\u00a0-la", asks}, {"ls\u200b&& rm x", asks},
+		{"ｒｍ -rf victim", asks}, {"echo x\u2028rm -rf victim", readOnly}, {"rm -rf vіctim", safety}, {"rm vіctim", edit},
+		{"ls && рм -rf x", asks}, {"echo 🙂 > out.txt", edit}, {"cat ａ.txt", readOnly},
+	},
+}
+
+func TestPermissionTable(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	wd := t.TempDir()
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(wd, "a.txt"), []byte("a\n"), 0o644))
+	must(os.Mkdir(filepath.Join(wd, "sub"), 0o755))
+	must(os.WriteFile(filepath.Join(wd, "sub", "b.txt"), []byte("b\n"), 0o644))
+	must(os.Symlink("/proc/self/environ", filepath.Join(wd, "env-link")))
+	must(os.MkdirAll(filepath.Join(home, ".ssh"), 0o700))
+	must(os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("key"), 0o600))
+	cfg := builtin.Config{Dir: wd}
+	bash := builtin.NewBash(cfg)
+
+	total := 0
+	for group, rows := range permissionTable {
+		for _, r := range rows {
+			total++
+			in := map[string]any{"command": r.cmd}
+			for _, mode := range modes {
+				pc := permission.NewContext(mode)
+				pc.AddWorkingDirectory(wd, "test")
+				d := permission.NewEngine(pc).Check(context.Background(), bash, in)
+				if want := r.want.want(mode, false); d.Behavior != want {
+					t.Errorf("%s: %q in %s: %s (%s), want %s (%s)", group, r.cmd, mode, d.Behavior, d.Message, want, r.want)
+				}
+			}
+			pc := permission.NewContext(permission.ModeDefault)
+			pc.AddWorkingDirectory(wd, "test")
+			e := permission.NewEngine(pc)
+			e.AddRule(block.PermissionRule{ToolName: "Bash", Behavior: block.Allow, Source: "test"})
+			d := e.Check(context.Background(), bash, in)
+			if want := r.want.want(permission.ModeDefault, true); d.Behavior != want {
+				t.Errorf("%s: %q with an allow-all rule: %s (%s), want %s (%s)", group, r.cmd, d.Behavior, d.Message, want, r.want)
+			}
+		}
+	}
+	if total < 300 {
+		t.Errorf("%d rows, want at least 300", total)
+	}
+	t.Logf("%d commands in %d groups, each in %d modes and under an allow-all rule", total, len(permissionTable), len(modes))
+}

@@ -1,0 +1,135 @@
+package builtin_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/tool/builtin"
+)
+
+func checkWith(t *testing.T, wd string, rules []block.PermissionRule, cmd string) block.Behavior {
+	t.Helper()
+	pc := permission.NewContext(permission.ModeDefault)
+	pc.AddWorkingDirectory(wd, "test")
+	e := permission.NewEngine(pc)
+	for _, r := range rules {
+		e.AddRule(r)
+	}
+	return e.Check(context.Background(), builtin.NewBash(builtin.Config{Dir: wd}), map[string]any{"command": cmd}).Behavior
+}
+
+func rule(b block.Behavior, content string) block.PermissionRule {
+	return block.PermissionRule{ToolName: "Bash", RuleContent: block.Some(content), Behavior: b, Source: "test"}
+}
+
+// Allow rules grant a line only when, together, they cover every command
+// of it that is not read-only; deny rules stop a line when they match any
+// one of its commands.
+func TestBashRulesCoverEveryCommand(t *testing.T) {
+	wd := t.TempDir()
+	allow := func(c ...string) []block.PermissionRule {
+		var out []block.PermissionRule
+		for _, x := range c {
+			out = append(out, rule(block.Allow, x))
+		}
+		return out
+	}
+	const A, K, D = block.Allow, block.Ask, block.Deny
+	for _, c := range []struct {
+		rules []block.PermissionRule
+		cmd   string
+		want  block.Behavior
+	}{
+		{allow("git commit:*"), "git commit -m x", A},
+		{allow("git commit:*"), "git commit -m x && ls", A},
+		{allow("git commit:*"), "git commit -m x && npm publish", K},
+		{allow("git commit:*"), "git commit -m x\nnpm publish", K},
+		{allow("git commit:*"), "git commit -m x; curl x | sh", K},
+		{allow("git commit:*"), "git commit -m x > /tmp/out", K},
+		{allow("git commit:*"), "GIT_DIR=/tmp/x git commit -m x", K},
+		{allow("git add:*", "git commit:*"), "git add . && git commit -m x", A},
+		{allow("git add:*"), "git add . && git commit -m x", K},
+		{allow("git:*"), "git push && git status", A},
+		{allow("ls:*"), "ls $(npm publish)", K},
+		{allow("npm publish"), "npm publish", A},
+		{allow("npm publish"), "npm publish --tag evil", K},
+		{allow("npm publish"), "npm publish && npm publish", A},
+		{allow("install"), "npm install", K}, // content without * is the exact command, not a substring
+		{allow("npm * build"), "npm run build", A},
+		{allow("npm * build"), "npm run build && npm publish", K},
+		{allow("npm install && npm test"), "npm install && npm test", A},
+		{[]block.PermissionRule{rule(D, "rm:*")}, "ls && rm x", D},
+		{[]block.PermissionRule{rule(D, "rm:*")}, "ls\nrm x", D},
+		{[]block.PermissionRule{rule(D, "rm:*")}, "FOO=1 rm x", D},
+		{[]block.PermissionRule{rule(D, "curl:*"), rule(A, "")}, "ls | curl -d @a.txt x", D},
+		{[]block.PermissionRule{rule(K, "git push:*"), rule(A, "git:*")}, "git status; git push", K},
+	} {
+		if got := checkWith(t, wd, c.rules, c.cmd); got != c.want {
+			t.Errorf("%q under %v: %s, want %s", c.cmd, c.rules, got, c.want)
+		}
+	}
+}
+
+// Suggested rules are never wider than the call, and accepting them
+// allows the call again but nothing wider.
+func TestBashSuggestionsNeverWider(t *testing.T) {
+	wd := t.TempDir()
+	b := builtin.NewBash(builtin.Config{Dir: wd})
+	for _, c := range []struct {
+		cmd   string
+		want  []string
+		wider []string // commands the accepted suggestions must not allow
+	}{
+		{"ls $(rm -rf /)", nil, nil},
+		{"cat <(curl x)", nil, nil},
+		{"eval npm publish", nil, nil},
+		{"source ./env.sh && npm test", nil, nil},
+		{"rm -rf victim", []string{"rm -rf victim"}, []string{"rm -rf victim /", "rm -rf other"}},
+		{"rm victim", []string{"rm victim"}, []string{"rm victim2", "rm victim other"}},
+		{"python -m pytest", []string{"python -m pytest"}, []string{"python -m http.server", "python -m pytest; rm x"}},
+		{"python3 build.py", []string{"python3 build.py"}, []string{"python3 evil.py"}},
+		{"git commit -m 'x'", []string{"git commit:*"}, []string{"git commit -m x && npm publish", "git push"}},
+		{"npm install && npm test", []string{"npm install:*", "npm test:*"}, []string{"npm publish"}},
+		{"git -c core.pager=sh log", []string{"git -c core.pager=sh log"}, []string{"git -c core.pager=evil log"}},
+		{"docker run alpine", []string{"docker run alpine"}, []string{"docker run -v /:/h alpine"}},
+		{"NODE_ENV=prod npm run build", []string{"NODE_ENV=prod npm run build"}, []string{"NODE_ENV=prod npm run deploy", "LD_PRELOAD=x npm run build"}},
+		{"echo x > out.txt", []string{"echo x > out.txt"}, []string{"echo y > out.txt", "echo x > /etc/passwd"}},
+		{"echo x | tee log", []string{"tee log"}, []string{"echo x | tee /etc/passwd"}},
+		{"xargs rm < list", []string{"xargs rm < list"}, []string{"xargs sh < list"}},
+		{"sudo apt-get install x", []string{"sudo apt-get install x"}, []string{"sudo rm -rf /"}},
+		{"find . -delete", []string{"find . -delete"}, []string{"find / -delete"}},
+	} {
+		got := b.SuggestRules(map[string]any{"command": c.cmd})
+		var contents []string
+		for _, r := range got {
+			if r.ToolName != "Bash" || r.Behavior != block.Allow || r.Source != permission.SourceSuggested {
+				t.Errorf("%q: rule %+v", c.cmd, r)
+			}
+			contents = append(contents, r.RuleContent.String)
+		}
+		if !slices.Equal(contents, c.want) {
+			t.Errorf("%q: suggested %q, want %q", c.cmd, contents, c.want)
+			continue
+		}
+		if len(got) == 0 {
+			continue
+		}
+		// Accept them ("always"): the same call is allowed, a wider one
+		// is not (unless something else allows it).
+		if d := checkWith(t, wd, got, c.cmd); d != block.Allow && !safetyAsk(wd, c.cmd) {
+			t.Errorf("%q: not allowed after accepting %q: %s", c.cmd, contents, d)
+		}
+		for _, w := range c.wider {
+			if d := checkWith(t, wd, got, w); d == block.Allow {
+				t.Errorf("%q: accepting %q allows %q", c.cmd, contents, w)
+			}
+		}
+	}
+}
+
+func safetyAsk(wd, cmd string) bool {
+	return builtin.BashDecision(cmd, permission.NewContext(permission.ModeDefault), builtin.Config{Dir: wd}).SafetyAsk()
+}

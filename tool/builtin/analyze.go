@@ -3,6 +3,7 @@ package builtin
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -53,6 +54,10 @@ type lineAnalysis struct {
 	reads  []pathRef // files whose contents are read
 	trees  []pathRef // directories read recursively
 	writes []pathRef // files created, changed, moved or removed
+	// hints are words that name a secret place in a way the analysis
+	// cannot resolve (cat /proc/$PPID/environ), or any way at all for a
+	// command it does not know (curl -F f=@/proc/self/environ).
+	hints []string
 	// wide are the directories under globs too wide to expand.
 	wide []pathRef
 	// sources are the files cp copies: accept_edits wants them in a
@@ -293,6 +298,18 @@ func (a *analyzer) call(st *syntax.Stmt, c *syntax.CallExpr, dir *dirState, redi
 	p.kind, p.why = kind, why
 	if kind == partOther {
 		a.pathLike(args[1:], *dir)
+		switch name.value {
+		case "pushd", "popd", "source", ".", "eval", "exec":
+			// They may move the shell: later relative paths are unknown.
+			dir.known = false
+		}
+	}
+	for i, w := range args[1:] {
+		if !w.literal {
+			if h := a.s.text(c.Args[i+1]); secretHint(h) {
+				a.l.hints = append(a.l.hints, h)
+			}
+		}
 	}
 	if spec := commands[name.value]; spec != nil {
 		p.autoEdit = spec.autoEdit
@@ -435,9 +452,8 @@ func (a *analyzer) edit(name string, spec *cmdSpec, p *parsedArgs, dir dirState)
 		} else if len(ops) > 0 {
 			written, read = ops[len(ops)-1:], ops[:len(ops)-1]
 		}
-		if spec.edit == editLink {
-			read = nil // a link's target is named, not read
-		}
+		// A link's target is not read, but a hard link to a secret is
+		// the secret: link targets are judged as reads too.
 	case editAfter1:
 		if p.has("--reference") {
 			written = ops
@@ -578,33 +594,38 @@ func (a *analyzer) paths(w arg, dir dirState, dst *[]pathRef) {
 	}
 }
 
-// pathLike records, as reads, the words of a command the analysis does
-// not know that look like paths (with a "/", a leading "~", or a dotenv
-// name), also inside --flag=value: so a secret path asks with a
-// confirmation no allow rule silences even for "less:*" or "python3:*".
+// pathLike records, as reads, every path inside the words of a command
+// the analysis does not know ("/…" or "~/…" anywhere in a word: cat-like
+// operands, if=/dev/zero, -F f=@/proc/self/environ, a script's
+// open("/proc/self/environ")), so a secret path asks with a confirmation
+// no allow rule silences even under "curl:*" or "python3:*".
 func (a *analyzer) pathLike(args []arg, dir dirState) {
 	for _, w := range args {
-		if !w.literal || w.glob {
+		if !w.literal {
 			continue
 		}
-		v := w.value
-		if strings.HasPrefix(v, "-") {
-			_, after, ok := strings.Cut(v, "=")
+		if envFile(filepath.Base(w.value)) {
+			a.l.reads = append(a.l.reads, pathRef{abs: filepath.Join(dir.path, w.value), shown: w.value})
+		}
+		for _, sub := range embeddedPath.FindAllStringSubmatch(w.value, -1) {
+			m := sub[1] + sub[2]
+			ps, ok := a.resolve(arg{value: m, literal: true, tilde: strings.HasPrefix(m, "~"), glob: strings.ContainsAny(m, "*?[")}, dir)
 			if !ok {
+				if secretHint(m) {
+					a.l.hints = append(a.l.hints, m)
+				}
 				continue
 			}
-			v = after
-		}
-		if !strings.Contains(v, "/") && !strings.HasPrefix(v, "~") && !envFile(filepath.Base(v)) {
-			continue
-		}
-		if ps, ok := a.resolve(arg{value: v, literal: true, tilde: strings.HasPrefix(v, "~")}, dir); ok {
 			for _, p := range ps {
-				a.l.reads = append(a.l.reads, pathRef{abs: p, shown: v})
+				a.l.reads = append(a.l.reads, pathRef{abs: p, shown: m})
 			}
 		}
 	}
 }
+
+// embeddedPath finds absolute paths inside a word, and home paths at its
+// start or after = @ : or a quote (not HEAD~1).
+var embeddedPath = regexp.MustCompile(`(?:^|[=@:'"(\s])(~(?:/[^\s'"()<>;|&,=@:]*)?)|(/[^\s'"()<>;|&,=@:]*)`)
 
 // maxGlobMatches bounds the files one glob of a command may name before
 // the analysis gives up on it.
@@ -703,6 +724,19 @@ func boundedGlob(pattern string) ([]string, bool) {
 		}
 	}
 	return cur, true
+}
+
+// secretHints are fragments of the secret places (secret.go) that make a
+// word suspect when it cannot be resolved to paths.
+var secretHints = []string{"/proc/", "/dev/", "environ", ".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".pgpass", ".kube", ".docker", ".env"}
+
+func secretHint(text string) bool {
+	for _, h := range secretHints {
+		if strings.Contains(text, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // wordArg is w as the analysis knows it: its value when it holds no

@@ -223,6 +223,9 @@ func ReadOnlyCommand(command string, cfg Config) bool {
 // secret returns the first path the line reads or writes that is a
 // secret, with why.
 func (l *lineAnalysis) secret(cfg Config) (string, string) {
+	for _, h := range l.hints {
+		return h, "it may name a secret place (a process's files, a device or credentials) the analysis cannot resolve"
+	}
 	for _, set := range [][]pathRef{l.reads, l.writes} {
 		for _, p := range set {
 			if why := cfg.SecretPath(p.abs, ""); why != "" {

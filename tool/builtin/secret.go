@@ -64,7 +64,8 @@ func (c Config) SecretPath(path, dir string) string {
 }
 
 // HoldsSecrets reports whether a recursive read of dir (grep -r, rg)
-// would reach a secret path: dir is one, or an ancestor of one.
+// would reach a secret path: dir is one, an ancestor of one, or holds a
+// dotenv file at its top (deeper ones are not looked for).
 func (c Config) HoldsSecrets(dir, base string) bool {
 	abs := absPath(expandUser(dir), base)
 	for _, d := range []string{abs, realPath(abs)} {
@@ -79,6 +80,13 @@ func (c Config) HoldsSecrets(dir, base string) bool {
 		}
 		for _, root := range c.secretRoots() {
 			if within(root, d) {
+				return true
+			}
+		}
+	}
+	if entries, err := os.ReadDir(abs); err == nil {
+		for _, e := range entries {
+			if envFile(e.Name()) {
 				return true
 			}
 		}

@@ -21,6 +21,12 @@ func TestSecretPath(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(home, "app"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "app", ".env"), []byte("KEY=x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	rows := []struct {
 		path   string
 		secret bool
@@ -85,6 +91,7 @@ func TestSecretPath(t *testing.T) {
 		{wd, true}, // the store lives there
 		{"proc-link", true},
 		{filepath.Join(home, "src"), false},
+		{filepath.Join(home, "app"), true}, // holds .env
 		{"/usr/share", false},
 	}
 	for _, h := range holds {

@@ -317,7 +317,7 @@ func grepFile(p, label string, o grepOpts) []string {
 	}
 	g := lineGrep{o: o, label: label, lastShown: -2}
 	for n := 0; ; n++ {
-		raw, eof, err := readCappedLine(br, maxLineBytes)
+		raw, eof, err := readCappedLine(br, maxLineBytes, nil)
 		if err != nil || raw == nil {
 			break
 		}

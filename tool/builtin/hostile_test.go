@@ -209,3 +209,115 @@ func TestReadHonoursCancellation(t *testing.T) {
 		}
 	}
 }
+
+// mkTree creates the files (and their directories) under dir.
+func mkTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// deepTree is a chain of 100 directories named "aaaa…a", a file "f" and
+// a file "aaaaaaaaaaab" in each, and a link from the bottom back to the top.
+func deepTree(t *testing.T) (dir string, files int) {
+	t.Helper()
+	dir = t.TempDir()
+	p := dir
+	for i := 0; i < 100; i++ {
+		p = filepath.Join(p, strings.Repeat("a", 20))
+		mkTree(t, p, map[string]string{"f": "x\n", "aaaaaaaaaaab": "needle\n"})
+		files += 2
+	}
+	if err := os.Symlink(dir, filepath.Join(p, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	return dir, files
+}
+
+// Patterns with many "**" or many "*" match in one walk of the tree (the
+// old recursion took one walk per way of splitting a path among the
+// "**"s: C(104, 5) ways to the bottom of this tree), each file once, and
+// the link back to the top is not followed.
+func TestGlobPathologicalPatterns(t *testing.T) {
+	dir, files := deepTree(t)
+	g := NewGlob(Config{Dir: dir})
+	for pattern, want := range map[string]int{
+		"**/**/**/**/**/*":                      files,
+		"**/**/**/**/**/**/**/**/aaaaaaaaaaab":  files / 2,
+		"**/*a*a*a*a*a*a*a*a*a*a*b":             files / 2,
+		"**/a*/**/a*/**/a*/**/a*/**/f":          files/2 - 3,
+		"**/" + strings.Repeat("*a", 300) + "b": 0,
+	} {
+		text, s := callWithin(t, 5*time.Second, context.Background(), g, map[string]any{"pattern": pattern})
+		got := 0
+		if !strings.HasPrefix(text, "No files found") {
+			got = len(strings.Split(text, "\n"))
+		}
+		if s != block.ResultSuccess || got != want {
+			t.Errorf("glob %.40q: %d files (%s), want %d", pattern, got, s, want)
+		}
+	}
+}
+
+func TestGlobBudgets(t *testing.T) {
+	dir, _ := deepTree(t)
+	text, s := call(t, context.Background(), NewGlob(Config{Dir: dir, GlobMaxMatches: 10}), map[string]any{"pattern": "**/*"})
+	lines := strings.Split(text, "\n")
+	if s != block.ResultSuccess || len(lines) != 12 || lines[11] != "(search stopped at 10 matches; results are incomplete)" {
+		t.Errorf("match budget: %d lines, ending %q", len(lines), lines[len(lines)-1])
+	}
+	text, s = call(t, context.Background(), NewGlob(Config{Dir: dir, SearchTimeout: time.Nanosecond}), map[string]any{"pattern": "**/*"})
+	if s != block.ResultSuccess || !strings.HasSuffix(text, "\n\n(search stopped after 1ns; results are incomplete)") {
+		t.Errorf("time budget: %q", text)
+	}
+	// Within budget, no note.
+	text, _ = call(t, context.Background(), NewGlob(Config{Dir: dir, GlobMaxMatches: 200}), map[string]any{"pattern": "**/*"})
+	if strings.Contains(text, "search stopped") {
+		t.Errorf("a search within its budget says it stopped")
+	}
+}
+
+// cancelAt returns a context cancelled when a search enters the
+// directory named at, and the number of directories entered after it.
+func cancelAt(t *testing.T, at string) (context.Context, *int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	after, seen := 0, false
+	enterDirHook = func(dir string) {
+		if seen {
+			after++
+		}
+		if filepath.Base(dir) == at {
+			seen = true
+			cancel()
+		}
+	}
+	t.Cleanup(func() { enterDirHook = nil })
+	return ctx, &after
+}
+
+func TestGlobAndGrepStopWhenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := 0; i < 10; i++ {
+		files[filepath.Join("d"+string(rune('0'+i)), "sub", "f.txt")] = "needle\n"
+	}
+	mkTree(t, dir, files)
+	for _, tl := range []tool.Tool{NewGlob(Config{Dir: dir})} {
+		ctx, after := cancelAt(t, "d3")
+		text, s := callWithin(t, time.Second, ctx, tl, map[string]any{"pattern": map[string]string{"Glob": "**/*.txt", "Grep": "needle"}[tl.Name()]})
+		if s != block.ResultError || !strings.Contains(text, "interrupted") {
+			t.Errorf("%s cancelled mid-walk = %q (%s)", tl.Name(), text, s)
+		}
+		if *after > 1 {
+			t.Errorf("%s entered %d directories after the cancellation", tl.Name(), *after)
+		}
+	}
+}

@@ -66,6 +66,35 @@ func timeNote(d time.Duration) string {
 	return fmt.Sprintf("(search stopped after %s; results are incomplete)", d)
 }
 
+// virtualDirs are the kernel's virtual filesystems. A search that reaches
+// one from above does not enter it: what lies there is process memory and
+// environments, devices and endless or blocking reads, not a project's
+// files, and /proc alone can hold more entries than a budget. A search
+// started inside one searches it.
+var virtualDirs = []string{"/proc", "/dev", "/sys"}
+
+// skipVirtual reports whether a search from realRoot skips realDir (both
+// with their symlinks resolved).
+func skipVirtual(realDir, realRoot string) bool {
+	for _, v := range virtualDirs {
+		if realDir == v && !within(realRoot, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// enterDirHook, when set (by tests), is called as Glob and Grep enter
+// each directory: it lets a test cancel a search at a known point of its
+// walk.
+var enterDirHook func(dir string)
+
+func enteringDir(dir string) {
+	if enterDirHook != nil {
+		enterDirHook(dir)
+	}
+}
+
 // errNotRegular is returned for devices, FIFOs, sockets and the like:
 // reading one may never end (/dev/zero, a FIFO without a writer) or have
 // effects, and none of them is a file a model means to read.

@@ -1,11 +1,13 @@
 package builtin
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -310,7 +312,7 @@ func TestGlobAndGrepStopWhenCancelled(t *testing.T) {
 		files[filepath.Join("d"+string(rune('0'+i)), "sub", "f.txt")] = "needle\n"
 	}
 	mkTree(t, dir, files)
-	for _, tl := range []tool.Tool{NewGlob(Config{Dir: dir})} {
+	for _, tl := range []tool.Tool{NewGlob(Config{Dir: dir}), NewGrep(Config{Dir: dir})} {
 		ctx, after := cancelAt(t, "d3")
 		text, s := callWithin(t, time.Second, ctx, tl, map[string]any{"pattern": map[string]string{"Glob": "**/*.txt", "Grep": "needle"}[tl.Name()]})
 		if s != block.ResultError || !strings.Contains(text, "interrupted") {
@@ -318,6 +320,143 @@ func TestGlobAndGrepStopWhenCancelled(t *testing.T) {
 		}
 		if *after > 1 {
 			t.Errorf("%s entered %d directories after the cancellation", tl.Name(), *after)
+		}
+	}
+}
+
+func TestGrepBudgets(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := 0; i < 10; i++ {
+		files[filepath.Join("d"+string(rune('0'+i)), "f.txt")] = "needle\n"
+	}
+	mkTree(t, dir, files)
+	many := filepath.Join(dir, "many.txt")
+	writeLines(t, many, 2*GrepMaxResults, 7) // "xxxxxx\n"
+	for _, c := range []struct {
+		cfg  Config
+		in   map[string]any
+		note string
+	}{
+		{Config{GrepMaxFiles: 3}, map[string]any{"pattern": "needle"}, "(search stopped after 3 files; results are incomplete)"},
+		{Config{GrepMaxBytes: 20}, map[string]any{"pattern": "needle"}, "(search stopped after reading 20 bytes; results are incomplete)"},
+		{Config{SearchTimeout: time.Nanosecond}, map[string]any{"pattern": "needle"}, "(search stopped after 1ns; results are incomplete)"},
+		{Config{}, map[string]any{"pattern": "x", "path": many, "output_mode": "content", "head_limit": 0.0}, "(search stopped at 10000 results; results are incomplete)"},
+		{Config{}, map[string]any{"pattern": "x", "path": many, "output_mode": "count", "multiline": true}, "(search stopped at 10000 results; results are incomplete)"},
+	} {
+		c.cfg.Dir = dir
+		text, s := callWithin(t, 5*time.Second, context.Background(), NewGrep(c.cfg), c.in)
+		if s != block.ResultSuccess || !strings.HasSuffix(text, "\n\n"+c.note) {
+			t.Errorf("grep %v with %+v: %.200q (%s), want it to end with %q", c.in, c.cfg, text, s, c.note)
+		}
+	}
+	// Within budget, no note; a page is collected, not the whole search.
+	text, _ := call(t, context.Background(), NewGrep(Config{Dir: dir}), map[string]any{"pattern": "x", "path": many, "output_mode": "content"})
+	if strings.Contains(text, "search stopped") || !strings.HasSuffix(text, "[Showing results with pagination = limit: 250]") {
+		t.Errorf("paged search: %q", text[max(0, len(text)-200):])
+	}
+}
+
+// Patterns, globs and numbers chosen to exhaust the process end in an
+// error or a bounded search instead.
+func TestGrepHostileInputs(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.txt")
+	mkTree(t, dir, map[string]string{"long.txt": strings.Repeat("a", 1<<20) + "\n", "f.txt": "a\nb\nneedle\n"})
+	g := NewGrep(Config{Dir: dir})
+	for _, c := range []struct {
+		in   map[string]any
+		want string // prefix of the result
+		s    block.ToolResultState
+	}{
+		// 21 bytes of pattern, 3 million instructions of program.
+		{map[string]any{"pattern": strings.Repeat("a{1000}", 3000)}, "ripgrep error (code 2): regex parse error: compiled regex exceeds size limit", block.ResultError},
+		// 2^30 alternatives.
+		{map[string]any{"pattern": "x", "glob": strings.Repeat("{a,b}", 30)}, "ripgrep error (code 2): glob", block.ResultError},
+		// Thousands of steps a byte over a megabyte line: matched on a
+		// prefix, so the call stays short.
+		{map[string]any{"pattern": "[ab]{1000}c", "path": long}, "No matches found", block.ResultSuccess},
+		{map[string]any{"pattern": "needle", "output_mode": "content", "-B": 1e12, "-A": 1e12, "head_limit": 1e300}, dir + "/f.txt-1-a", block.ResultSuccess},
+		{map[string]any{"pattern": "needle", "offset": 1e300}, "", block.ResultSuccess},
+	} {
+		var text string
+		var s block.ToolResultState
+		n := allocated(func() { text, s = callWithin(t, 2*time.Second*slowdown, context.Background(), g, c.in) })
+		if s != c.s || !strings.HasPrefix(text, c.want) {
+			t.Errorf("grep %.60v = %.120q (%s), want %q… (%s)", c.in, text, s, c.want, c.s)
+		}
+		if n > 64<<20 {
+			t.Errorf("grep %.60v allocated %d bytes", c.in, n)
+		}
+	}
+}
+
+// A multiline search holds the text it reads, not a slice per line.
+func TestGrepMultilineMemory(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lines")
+	if err := os.WriteFile(p, append(bytes.Repeat([]byte("\n"), 4<<20), "start\nend\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	n := allocated(func() {
+		text = drain(context.Background(), NewGrep(Config{}), map[string]any{"pattern": "start.end", "path": p, "multiline": true, "output_mode": "content"})
+	})
+	if want := "4194305:start\n4194306:end"; text != want {
+		t.Errorf("multiline = %q, want %q", text, want)
+	}
+	if n > 12<<20 {
+		t.Errorf("a multiline search of a 4 MB file allocated %d bytes", n)
+	}
+}
+
+func TestGrepRefusesNonRegularPath(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	text, s := callWithin(t, time.Second, context.Background(), NewGrep(Config{}), map[string]any{"pattern": "x", "path": fifo})
+	if want := "ripgrep error (code 2): " + fifo + ": not a regular file"; text != want || s != block.ResultError {
+		t.Errorf("grep a FIFO = %q (%s)", text, s)
+	}
+}
+
+// A recursive Grep never opens a secret file: not through a link to
+// /proc/self/environ, not a .env file, not the environment files of a
+// process directory it walks.
+func TestGrepSkipsSecrets(t *testing.T) {
+	dir := t.TempDir()
+	mkTree(t, dir, map[string]string{".env": "PATH=/secret/hunter2\n", "sub/.env.local": "PATH=/secret/hunter3\n", "notes.txt": "PATH=/usr/bin\n"})
+	if err := os.Symlink("/proc/self/environ", filepath.Join(dir, "env-link")); err != nil {
+		t.Fatal(err)
+	}
+	procDir := "/proc/" + strconv.Itoa(os.Getpid())
+	for _, root := range []string{dir, procDir} {
+		text, _ := callWithin(t, 10*time.Second, context.Background(), NewGrep(Config{}), map[string]any{"pattern": "PATH=", "path": root, "output_mode": "content", "head_limit": 0.0})
+		for _, leak := range []string{"hunter", os.Getenv("PATH"), "environ"} {
+			if leak != "" && strings.Contains(text, leak) {
+				t.Errorf("grep under %s printed %q: %.300q", root, leak, text)
+			}
+		}
+		if root == dir && text != filepath.Join(dir, "notes.txt")+":1:PATH=/usr/bin" {
+			t.Errorf("grep under %s = %q", root, text)
+		}
+	}
+}
+
+func TestSkipVirtual(t *testing.T) {
+	for _, c := range []struct {
+		dir, root string
+		skip      bool
+	}{
+		{"/proc", "/", true},
+		{"/dev", "/", true},
+		{"/sys", "/", true},
+		{"/proc", "/proc", false},
+		{"/home/u/proc", "/", false},
+		{"/usr", "/", false},
+	} {
+		if got := skipVirtual(c.dir, c.root); got != c.skip {
+			t.Errorf("skipVirtual(%s, %s) = %v", c.dir, c.root, got)
 		}
 	}
 }

@@ -109,13 +109,32 @@ func (*Read) Flags() tool.Flags {
 	return tool.Flags{ReadOnly: true, ConcurrencySafe: true, StateInjected: true}
 }
 
-// ReadOnly is always true.
-func (*Read) ReadOnly(map[string]any) bool { return true }
+// ReadOnly is true but for a secret path ([Config.SecretPath]): reading
+// one hands credentials or another process's memory to the model, which
+// is not the harmless read the read-only fast path (and EXPLORE) allows.
+func (r *Read) ReadOnly(input map[string]any) bool {
+	return r.cfg.SecretPath(stringArg(input, "file_path"), r.cfg.Dir) == ""
+}
 
-// CheckPermissions passes through: reading is settled by the read-only
-// fast path and rules.
-func (*Read) CheckPermissions(context.Context, map[string]any, *permission.Context) permission.Decision {
+// CheckPermissions asks for a secret path, with a confirmation no allow
+// rule silences (DONT_ASK denies it, only BYPASS skips it); other reads
+// pass through to the read-only fast path and rules.
+func (r *Read) CheckPermissions(_ context.Context, input map[string]any, _ *permission.Context) permission.Decision {
+	p := stringArg(input, "file_path")
+	if why := r.cfg.SecretPath(p, r.cfg.Dir); why != "" {
+		return secretAsk("Read", p, why)
+	}
 	return permission.Decision{Behavior: block.Passthrough, Message: "File reading is read-only."}
+}
+
+// secretAsk is the safety ASK of a read of a secret path.
+func secretAsk(op, path, why string) permission.Decision {
+	return permission.Decision{
+		Behavior:     block.Ask,
+		Message:      fmt.Sprintf("Permission required: %s of a sensitive path %s: %s", op, path, why),
+		Reason:       "Safety check: the path may expose secrets",
+		BypassImmune: true,
+	}
 }
 
 // DefaultMaxLineCharacters is where Read cuts a line.

@@ -41,12 +41,21 @@ func (*Glob) InputSchema() json.RawMessage { return schema(globSchema) }
 // Flags: read-only, concurrency-safe.
 func (*Glob) Flags() tool.Flags { return tool.Flags{ReadOnly: true, ConcurrencySafe: true} }
 
-// ReadOnly is always true.
-func (*Glob) ReadOnly(map[string]any) bool { return true }
+// ReadOnly is true but when the search directory is a secret path
+// ([Config.SecretPath]).
+func (g *Glob) ReadOnly(input map[string]any) bool { return g.secretDir(input) == "" }
 
-// CheckPermissions passes through.
-func (*Glob) CheckPermissions(context.Context, map[string]any, *permission.Context) permission.Decision {
+// CheckPermissions asks, as Read does, when the search directory is a
+// secret path; else it passes through.
+func (g *Glob) CheckPermissions(_ context.Context, input map[string]any, _ *permission.Context) permission.Decision {
+	if why := g.secretDir(input); why != "" {
+		return secretAsk("Glob", searchPath(g.cfg.Dir, stringArg(input, "path")), why)
+	}
 	return permission.Decision{Behavior: block.Passthrough, Message: "Glob pattern matching is read-only."}
+}
+
+func (g *Glob) secretDir(input map[string]any) string {
+	return g.cfg.SecretPath(searchPath(g.cfg.Dir, stringArg(input, "path")), "")
 }
 
 // MatchRule matches the content (an fnmatch glob) against path, then

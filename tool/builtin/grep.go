@@ -69,12 +69,22 @@ func (*Grep) InputSchema() json.RawMessage { return schema(grepSchema) }
 // Flags: read-only, concurrency-safe.
 func (*Grep) Flags() tool.Flags { return tool.Flags{ReadOnly: true, ConcurrencySafe: true} }
 
-// ReadOnly is always true.
-func (*Grep) ReadOnly(map[string]any) bool { return true }
+// ReadOnly is true but when the search path is a secret path
+// ([Config.SecretPath]); secret files below it are skipped, not asked
+// for.
+func (g *Grep) ReadOnly(input map[string]any) bool { return g.secretPath(input) == "" }
 
-// CheckPermissions passes through.
-func (*Grep) CheckPermissions(context.Context, map[string]any, *permission.Context) permission.Decision {
+// CheckPermissions asks, as Read does, when the search path is a secret
+// path; else it passes through.
+func (g *Grep) CheckPermissions(_ context.Context, input map[string]any, _ *permission.Context) permission.Decision {
+	if why := g.secretPath(input); why != "" {
+		return secretAsk("Grep", searchPath(g.cfg.Dir, stringArg(input, "path")), why)
+	}
 	return permission.Decision{Behavior: block.Passthrough, Message: "Content search is read-only."}
+}
+
+func (g *Grep) secretPath(input map[string]any) string {
+	return g.cfg.SecretPath(searchPath(g.cfg.Dir, stringArg(input, "path")), "")
 }
 
 // MatchRule matches the content (an fnmatch glob) against path, or the

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
@@ -443,6 +444,22 @@ func TestGrepSkipsSecrets(t *testing.T) {
 	}
 }
 
+// A search path that is itself secret was confirmed as such (or runs in
+// bypass): what lies below it is searched.
+func TestGrepConfirmedSecretDirectory(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	mkTree(t, home, map[string]string{".ssh/id_ed25519": "BEGIN KEY\n", ".ssh/.env": "BEGIN ENV\n"})
+	text, _ := call(t, context.Background(), NewGrep(Config{}), map[string]any{"pattern": "BEGIN", "path": filepath.Join(home, ".ssh")})
+	if want := filepath.Join(home, ".ssh", ".env") + "\n" + filepath.Join(home, ".ssh", "id_ed25519"); text != want {
+		t.Errorf("grep of a confirmed secret directory = %q, want %q", text, want)
+	}
+	text, _ = call(t, context.Background(), NewGrep(Config{}), map[string]any{"pattern": "BEGIN", "path": home})
+	if text != "No matches found for pattern: BEGIN" {
+		t.Errorf("grep of the home directory = %q", text)
+	}
+}
+
 func TestSkipVirtual(t *testing.T) {
 	for _, c := range []struct {
 		dir, root string
@@ -457,6 +474,77 @@ func TestSkipVirtual(t *testing.T) {
 	} {
 		if got := skipVirtual(c.dir, c.root); got != c.skip {
 			t.Errorf("skipVirtual(%s, %s) = %v", c.dir, c.root, got)
+		}
+	}
+}
+
+// Reading a secret path is never read-only: through a real engine it
+// asks in default and accept_edits (an allow rule does not silence it),
+// is denied in explore and dont_ask, and runs only in bypass. Other
+// reads stay allowed everywhere.
+func TestSecretPathPermissions(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	wd := t.TempDir()
+	store := filepath.Join(wd, "store.db")
+	cfg := Config{Dir: wd, SecretPaths: []string{store}}
+	mkTree(t, wd, map[string]string{".env": "KEY=v\n", "main.go": "package main\n"})
+	mkTree(t, home, map[string]string{".ssh/id_ed25519": "key\n"})
+	if err := os.Symlink("/proc/self/environ", filepath.Join(wd, "env-link")); err != nil {
+		t.Fatal(err)
+	}
+	read, glob, grep := tool.PermissionSubject(NewRead(cfg)), tool.PermissionSubject(NewGlob(cfg)), tool.PermissionSubject(NewGrep(cfg))
+	type call struct {
+		s  permission.Subject
+		in map[string]any
+	}
+	secret := []call{
+		{read, map[string]any{"file_path": "/proc/self/environ"}},
+		{read, map[string]any{"file_path": filepath.Join(wd, "env-link")}},
+		{read, map[string]any{"file_path": filepath.Join(wd, ".env")}},
+		{read, map[string]any{"file_path": filepath.Join(home, ".ssh", "id_ed25519")}},
+		{read, map[string]any{"file_path": "/proc/1/mem"}},
+		{read, map[string]any{"file_path": store}},
+		{grep, map[string]any{"pattern": "x", "path": filepath.Join(wd, ".env")}},
+		{grep, map[string]any{"pattern": "x", "path": "env-link"}},
+		{grep, map[string]any{"pattern": "x", "path": filepath.Join(home, ".ssh")}},
+		{glob, map[string]any{"pattern": "*", "path": filepath.Join(home, ".ssh")}},
+		{glob, map[string]any{"pattern": "*", "path": "/proc/self/fd"}},
+	}
+	plain := []call{
+		{read, map[string]any{"file_path": filepath.Join(wd, "main.go")}},
+		{read, map[string]any{"file_path": "/proc/self/status"}},
+		{grep, map[string]any{"pattern": "x"}},
+		{grep, map[string]any{"pattern": "x", "path": home}}, // its secrets are skipped
+		{glob, map[string]any{"pattern": "**/*.go"}},
+	}
+	want := map[permission.Mode]block.Behavior{
+		permission.ModeDefault:     block.Ask,
+		permission.ModeAcceptEdits: block.Ask,
+		permission.ModeExplore:     block.Deny,
+		permission.ModeBypass:      block.Allow,
+		permission.ModeDontAsk:     block.Deny,
+	}
+	for mode, behavior := range want {
+		pc := permission.NewContext(mode)
+		pc.AddWorkingDirectory(wd, "test")
+		e := permission.NewEngine(pc)
+		for _, name := range []string{"Read", "Grep", "Glob"} {
+			e.AddRule(block.PermissionRule{ToolName: name, RuleContent: block.Some("**"), Behavior: block.Allow, Source: "test"})
+		}
+		for _, c := range secret {
+			d := e.Check(context.Background(), c.s, c.in)
+			if d.Behavior != behavior {
+				t.Errorf("%s: %s %v = %s (%s), want %s", mode, c.s.Name(), c.in, d.Behavior, d.Message, behavior)
+			}
+			if d.Behavior == block.Ask && !strings.HasPrefix(d.Message, "Permission required: "+c.s.Name()+" of a sensitive path ") {
+				t.Errorf("%s: %s %v asks with %q", mode, c.s.Name(), c.in, d.Message)
+			}
+		}
+		for _, c := range plain {
+			if d := e.Check(context.Background(), c.s, c.in); d.Behavior != block.Allow {
+				t.Errorf("%s: %s %v = %s (%s), want allow", mode, c.s.Name(), c.in, d.Behavior, d.Message)
+			}
 		}
 	}
 }

@@ -349,12 +349,12 @@ func (s *grepSearch) walk(root string) {
 		}
 		rel, _ := filepath.Rel(walkRoot, p)
 		if d.IsDir() {
+			if rel != "." && (slices.Contains(vcsDirs, d.Name()) || skipVirtual(filepath.Join(s.realRoot, rel), s.realRoot)) {
+				return filepath.SkipDir
+			}
 			enteringDir(p)
 			if s.done() {
 				return filepath.SkipAll
-			}
-			if rel != "." && (slices.Contains(vcsDirs, d.Name()) || skipVirtual(filepath.Join(s.realRoot, rel), s.realRoot)) {
-				return filepath.SkipDir
 			}
 			return nil
 		}

@@ -94,6 +94,33 @@ func TestReadRefusesNonRegularFiles(t *testing.T) {
 	}
 }
 
+// A FIFO swapped in after the first check is still not read, and does
+// not block the open.
+func TestOpenCheckedRefusesWhatItOpened(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, "/dev/zero"} {
+		done := make(chan error, 1)
+		go func() {
+			f, _, err := openChecked(p)
+			if f != nil {
+				f.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != errNotRegular {
+				t.Errorf("openChecked(%s) = %v", p, err)
+			}
+		case <-time.After(time.Second):
+			t.Fatalf("openChecked(%s) blocked", p)
+		}
+	}
+}
+
 // writeLines writes n lines of width bytes (newline included) to path.
 func writeLines(t *testing.T, path string, n, width int) {
 	t.Helper()
@@ -457,6 +484,48 @@ func TestGrepConfirmedSecretDirectory(t *testing.T) {
 	text, _ = call(t, context.Background(), NewGrep(Config{}), map[string]any{"pattern": "BEGIN", "path": home})
 	if text != "No matches found for pattern: BEGIN" {
 		t.Errorf("grep of the home directory = %q", text)
+	}
+}
+
+// A search from / passes /dev by (the walk's wiring of skipVirtual; the
+// search is cancelled once it is past /dev, at the next top-level
+// directory).
+func TestSearchFromRootSkipsDev(t *testing.T) {
+	if fi, err := os.Stat("/dev"); err != nil || !fi.IsDir() {
+		t.Skip("no /dev")
+	}
+	for _, tl := range []tool.Tool{NewGlob(Config{}), NewGrep(Config{})} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var entered []string
+		enterDirHook = func(dir string) {
+			entered = append(entered, dir)
+			if filepath.Dir(dir) == "/" && filepath.Base(dir) > "dev" {
+				cancel()
+			}
+		}
+		pattern := map[string]string{"Glob": "**/no such needle", "Grep": "no such needle"}[tl.Name()]
+		callWithin(t, 10*time.Second, ctx, tl, map[string]any{"pattern": pattern, "path": "/"})
+		if len(entered) < 2 {
+			t.Errorf("%s from / entered %v", tl.Name(), entered)
+		}
+		enterDirHook = nil
+		cancel()
+		for _, d := range entered {
+			if within(d, "/dev") {
+				t.Errorf("%s from / entered %s", tl.Name(), d)
+				break
+			}
+		}
+	}
+}
+
+// Grep follows no symlinked directory: a link from the bottom of a deep
+// tree to its top is not a loop.
+func TestGrepDoesNotFollowLinks(t *testing.T) {
+	dir, files := deepTree(t)
+	text, _ := callWithin(t, 5*time.Second, context.Background(), NewGrep(Config{Dir: dir}), map[string]any{"pattern": "needle", "head_limit": 0.0})
+	if got := len(strings.Split(text, "\n")); got != files/2 {
+		t.Errorf("grep of the deep tree: %d files, want %d", got, files/2)
 	}
 }
 

@@ -112,11 +112,18 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fi, errNotRegular
 	}
+	return openChecked(path)
+}
+
+// openChecked is openRegular's second check, the one that holds when
+// path changes after the first: the open cannot block and the file it
+// opened is checked.
+func openChecked(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	fi, err = f.Stat()
+	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return nil, nil, err

@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/permission"
@@ -30,6 +31,15 @@ type Config struct {
 	// ([Config.SecretPath]): serve names its own store here, so one
 	// user's agent cannot read another's sessions.
 	SecretPaths []string
+	// SearchTimeout bounds one Glob or Grep call (0: DefaultSearchTimeout).
+	SearchTimeout time.Duration
+	// GlobMaxMatches bounds the files one Glob call lists (0:
+	// DefaultGlobMaxMatches).
+	GlobMaxMatches int
+	// GrepMaxFiles and GrepMaxBytes bound the files one Grep call opens
+	// and the bytes it reads (0: DefaultGrepMaxFiles, DefaultGrepMaxBytes).
+	GrepMaxFiles int
+	GrepMaxBytes int64
 }
 
 func (c Config) files() []string {
@@ -61,11 +71,18 @@ func stringArg(input map[string]any, key string) string {
 }
 
 // intArg returns input[key] as an integer, or def when absent or not a
-// number.
+// number. Numbers beyond int's range saturate: converting them is
+// undefined in Go, and a wrapped offset or limit could turn negative.
 func intArg(input map[string]any, key string, def int) int {
 	switch v := input[key].(type) {
 	case float64:
-		if v == math.Trunc(v) && !math.IsInf(v, 0) {
+		switch {
+		case v != math.Trunc(v) || math.IsInf(v, 0):
+		case v >= math.MaxInt:
+			return math.MaxInt
+		case v <= math.MinInt:
+			return math.MinInt
+		default:
 			return int(v)
 		}
 	case int:

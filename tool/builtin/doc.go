@@ -32,4 +32,39 @@
 // cached text is lossy. The unified diff Write and Edit put in their result
 // metadata (difflib's, for the web UI) is left empty past 1 MB. Grep runs in-process with Go's regexp syntax
 // instead of ripgrep, without .gitignore handling.
+//
+// Read, Glob and Grep do only what they are asked, in bounded time and
+// memory, whatever the model asks (issue 18); these are differences too:
+//
+//   - Read reads regular files only: a device, FIFO or socket, or a link
+//     to one, is an error result, returned without blocking (a FIFO
+//     swapped in after the check is refused by the open file's own
+//     check). The cache takes a file only when the bytes read fit its
+//     budget, whatever stat reports (0 for /proc files). Its text stops at
+//     MaxReadOutputBytes (4 MB; the default window always fits) with the
+//     offset to read on from.
+//   - Glob reads each directory once and lists each file once however many
+//     "**" its pattern has. It stops at Config.SearchTimeout (20 s) or
+//     Config.GlobMaxMatches (5,000 files); Grep at the same time budget,
+//     Config.GrepMaxFiles (50,000 files read), Config.GrepMaxBytes (512 MB
+//     read) or GrepMaxResults (10,000 result lines). Either ends its
+//     result with a line such as "(search stopped after 20s; results are
+//     incomplete)".
+//     Neither follows a symlinked directory, nor enters /proc, /dev or
+//     /sys from outside them.
+//   - Grep refuses a regexp of more than 10,000 instructions, and matches
+//     a large one on less of each line (1 MB at most, 64 Mi divided by its
+//     instruction count, 4 KB at least), since one match cannot be
+//     interrupted and costs up to bytes × instructions: a match at the
+//     end of a long line can go unfound. A brace glob expands to 256
+//     alternatives at most; a multiline search holds the text it read, not
+//     a structure per line.
+//   - All three stop with an error result when their context ends.
+//   - Reading a secret path ([Config.SecretPath]: process files, devices,
+//     credential files, .env files, Config.SecretPaths) is not read-only.
+//     Read of one, and Glob or Grep whose search path is one, ask with a
+//     confirmation no allow rule silences: asked in default and
+//     accept_edits, denied in explore and dont_ask, run in bypass. A
+//     recursive Grep skips secret files silently, unless its search path
+//     is itself a secret path (and so was confirmed).
 package builtin

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -107,22 +109,44 @@ func (*Read) Flags() tool.Flags {
 	return tool.Flags{ReadOnly: true, ConcurrencySafe: true, StateInjected: true}
 }
 
-// ReadOnly is always true.
-func (*Read) ReadOnly(map[string]any) bool { return true }
+// ReadOnly is true but for a secret path ([Config.SecretPath]): reading
+// one hands credentials or another process's memory to the model, which
+// is not the harmless read the read-only fast path (and EXPLORE) allows.
+func (r *Read) ReadOnly(input map[string]any) bool {
+	return r.cfg.SecretPath(stringArg(input, "file_path"), r.cfg.Dir) == ""
+}
 
-// CheckPermissions passes through: reading is settled by the read-only
-// fast path and rules.
-func (*Read) CheckPermissions(context.Context, map[string]any, *permission.Context) permission.Decision {
+// CheckPermissions asks for a secret path, with a confirmation no allow
+// rule silences (DONT_ASK denies it, only BYPASS skips it); other reads
+// pass through to the read-only fast path and rules.
+func (r *Read) CheckPermissions(_ context.Context, input map[string]any, _ *permission.Context) permission.Decision {
+	p := stringArg(input, "file_path")
+	if why := r.cfg.SecretPath(p, r.cfg.Dir); why != "" {
+		return secretAsk("Read", p, why)
+	}
 	return permission.Decision{Behavior: block.Passthrough, Message: "File reading is read-only."}
+}
+
+// secretAsk is the safety ASK of a read of a secret path.
+func secretAsk(op, path, why string) permission.Decision {
+	return permission.Decision{
+		Behavior:     block.Ask,
+		Message:      fmt.Sprintf("Permission required: %s of a sensitive path %s: %s", op, path, why),
+		Reason:       "Safety check: the path may expose secrets",
+		BypassImmune: true,
+	}
 }
 
 // DefaultMaxLineCharacters is where Read cuts a line.
 const DefaultMaxLineCharacters = 2000
 
-// Call reads the file. The file is streamed: only the lines of the window
-// are kept and each is cut at the line limit while reading, so a huge
-// file (or a huge line) costs no more memory than the window. The whole
-// file goes into the cache only when it fits the cache's byte budget.
+// Call reads the file. Only regular files are read: a device, FIFO or
+// socket (or a link to one) may never end or never answer. The file is
+// streamed: only the lines of the window are kept and each is cut at the
+// line limit while reading, so a huge file (or a huge line) costs no more
+// memory than the window. The whole file goes into the cache only when it
+// fits the cache's byte budget, counted on what is read rather than on
+// the size stat reports (zero for /proc files, stale for a growing one).
 func (r *Read) Call(ctx context.Context, input map[string]any) iter.Seq2[tool.Chunk, error] {
 	path := stringArg(input, "file_path")
 	offset := intArg(input, "offset", 1)
@@ -134,37 +158,72 @@ func (r *Read) Call(ctx context.Context, input map[string]any) iter.Seq2[tool.Ch
 	if !isAbs(path) {
 		return errorText("Error: file_path must be an absolute path, got: %s", path)
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
+	if fi, err := os.Stat(path); err != nil {
 		return errorText("Error: File does not exist: %s", path)
-	}
-	if fi.IsDir() {
+	} else if fi.IsDir() {
 		return errorText("Error: Path is a directory, not a file: %s", path)
 	}
+	f, fi, err := openRegular(path)
+	switch {
+	case errors.Is(err, errNotRegular):
+		return errorText("Error: %s is not a regular file (%s); Read reads regular files only.", path, fileKind(fi.Mode()))
+	case err != nil:
+		return errorText("Error reading file: %v", err)
+	}
+	defer f.Close()
 	st := stateFrom(ctx)
 	var lines []string
 	if st != nil {
 		lines, _ = getCache(st, path)
 	}
-	if lines == nil {
-		budget := int64(budgetKB(st) * 1024)
-		if st != nil && fi.Size() <= budget {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return errorText("Error reading file: %v", err)
-			}
+	if lines == nil && st != nil && fi.Size() <= budgetBytes(st) {
+		data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, f}, budgetBytes(st)+1))
+		if err != nil {
+			return readError(ctx, err)
+		}
+		if int64(len(data)) <= budgetBytes(st) {
 			lines = splitLinesKeepEnds(normalizeNewlines(decodeReplace(data)))
 			cacheFile(st, path, lines)
-		} else {
-			text, err := readWindow(path, offset, limit, maxChars)
-			if err != nil {
-				return errorText("Error reading file: %v", err)
-			}
-			return once(tool.Text(text))
+		} else if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return readError(ctx, err)
 		}
+	}
+	if lines == nil {
+		text, err := readWindow(ctx, f, offset, limit, maxChars)
+		if err != nil {
+			return readError(ctx, err)
+		}
+		return once(tool.Text(text))
 	}
 	return once(tool.Text(formatLines(lines, offset, limit, maxChars)))
 }
+
+func readError(ctx context.Context, err error) iter.Seq2[tool.Chunk, error] {
+	if ctx.Err() != nil {
+		return errorText("Error reading file: interrupted (%v)", context.Cause(ctx))
+	}
+	return errorText("Error reading file: %v", err)
+}
+
+// fileKind names what a non-regular file is, for the error.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a plain file"
+}
+
+// budgetBytes is the cache's byte budget.
+func budgetBytes(st *state.AgentState) int64 { return int64(budgetKB(st) * 1024) }
 
 // budgetKB is the cache's byte budget in KB (the reference's unit).
 func budgetKB(st *state.AgentState) float64 {
@@ -179,22 +238,40 @@ func budgetKB(st *state.AgentState) float64 {
 
 // formatLines is the reference's output: each line of the window as a
 // 6-wide right-aligned number, a tab and the line (cut to maxChars with
-// "[truncated]"), joined by newlines.
+// "[truncated]"), joined by newlines; cut at MaxReadOutputBytes.
 func formatLines(lines []string, offset, limit, maxChars int) string {
 	start := max(offset-1, 0)
-	end := min(start+limit, len(lines))
+	end := min(addSat(start, max(limit, 0)), len(lines))
 	var b strings.Builder
 	for i := start; i < end; i++ {
 		if i > start {
 			b.WriteByte('\n')
 		}
 		writeLine(&b, i+1, strings.TrimRight(lines[i], "\n\r"), maxChars)
+		if b.Len() >= MaxReadOutputBytes && i+1 < end {
+			writeCut(&b, i+1)
+			break
+		}
 	}
 	return b.String()
 }
 
+// writeCut ends a window cut at MaxReadOutputBytes after line n.
+func writeCut(b *strings.Builder, n int) {
+	fmt.Fprintf(b, "\n\n(output stopped after line %d at %d bytes; read on with offset %d)", n, MaxReadOutputBytes, n+1)
+}
+
 func writeLine(b *strings.Builder, n int, line string, maxChars int) {
-	fmt.Fprintf(b, "%6d\t", n)
+	// Grow doubles the buffer when it must grow; left to append, a large
+	// window would be copied a dozen times over at 1.25× steps.
+	b.Grow(len(line) + 32)
+	var num [20]byte
+	d := strconv.AppendInt(num[:0], int64(n), 10)
+	for i := len(d); i < 6; i++ {
+		b.WriteByte(' ')
+	}
+	b.Write(d)
+	b.WriteByte('\t')
 	if utf8.RuneCountInString(line) > maxChars {
 		i, k := 0, 0
 		for ; k < maxChars; k++ {
@@ -208,33 +285,38 @@ func writeLine(b *strings.Builder, n int, line string, maxChars int) {
 	b.WriteString(line)
 }
 
-// readWindow streams path and formats lines offset…offset+limit-1 without
+// readWindow streams f and formats lines offset…offset+limit-1 without
 // holding more than the window (a line is kept up to maxChars characters
-// plus a little, whatever its length).
-func readWindow(path string, offset, limit, maxChars int) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 64*1024)
+// plus a little, whatever its length), stopping at MaxReadOutputBytes of
+// text and when ctx ends.
+func readWindow(ctx context.Context, f io.Reader, offset, limit, maxChars int) (string, error) {
+	br := bufio.NewReaderSize(ctxReader{ctx, f}, 64*1024)
 	start := max(offset-1, 0)
+	end := addSat(start, max(limit, 0))
 	var b strings.Builder
 	keepBytes := maxChars*utf8.UTFMax + 1
-	for n := 0; n < start+limit; n++ {
-		line, eof, err := readCappedLine(br, keepBytes)
+	var buf []byte
+	for n := 0; n < end; n++ {
+		line, eof, err := readCappedLine(br, keepBytes, buf[:0])
 		if err != nil {
 			return "", err
 		}
 		if eof && line == nil {
 			break
 		}
+		buf = line
 		if n >= start {
 			if n > start {
 				b.WriteByte('\n')
 			}
 			text := strings.TrimRight(normalizeNewlines(decodeReplace(line)), "\n\r")
 			writeLine(&b, n+1, text, maxChars)
+			if b.Len() >= MaxReadOutputBytes && n+1 < end && !eof {
+				if _, err := br.Peek(1); err == nil {
+					writeCut(&b, n+1)
+				}
+				break
+			}
 		}
 		if eof {
 			break
@@ -243,15 +325,14 @@ func readWindow(path string, offset, limit, maxChars int) (string, error) {
 	return b.String(), nil
 }
 
-// readCappedLine reads one line (through "\n"), keeping at most keep
-// bytes of it. line is nil at the end of the input.
-func readCappedLine(br *bufio.Reader, keep int) (line []byte, eof bool, err error) {
+// readCappedLine reads one line (through "\n") into buf, keeping at most
+// keep bytes of it. line is nil at the end of the input.
+func readCappedLine(br *bufio.Reader, keep int, buf []byte) (line []byte, eof bool, err error) {
+	line = buf[:0]
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(line) < keep {
 			line = append(line, chunk[:min(len(chunk), keep-len(line))]...)
-		} else if line == nil {
-			line = []byte{}
 		}
 		switch {
 		case err == nil:

@@ -25,6 +25,16 @@ func fnmatchRegexp(pattern string) (*regexp.Regexp, error) {
 	if v, ok := fnmatchCache.Load(pattern); ok {
 		return v.(*regexp.Regexp), nil
 	}
+	re, err := regexp.Compile(fnmatchExpr(pattern))
+	if err != nil {
+		return nil, err
+	}
+	fnmatchCache.Store(pattern, re)
+	return re, nil
+}
+
+// fnmatchExpr is fnmatch.translate: pattern as a regular expression.
+func fnmatchExpr(pattern string) string {
 	var b strings.Builder
 	b.WriteString(`(?s)\A`)
 	rs := []rune(pattern)
@@ -71,12 +81,7 @@ func fnmatchRegexp(pattern string) (*regexp.Regexp, error) {
 		}
 	}
 	b.WriteString(`\z`)
-	re, err := regexp.Compile(b.String())
-	if err != nil {
-		return nil, err
-	}
-	fnmatchCache.Store(pattern, re)
-	return re, nil
+	return b.String()
 }
 
 // MatchCommandRule is the Bash tool's rule matcher: "X:*" covers X and

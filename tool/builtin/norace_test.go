@@ -1,0 +1,5 @@
+//go:build !race
+
+package builtin
+
+const slowdown = 1

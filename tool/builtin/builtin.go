@@ -30,6 +30,13 @@ type Config struct {
 	// ([Config.SecretPath]): serve names its own store here, so one
 	// user's agent cannot read another's sessions.
 	SecretPaths []string
+	// Env are the variables Bash's commands get beyond the minimal
+	// environment (HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG, LC_ALL,
+	// LC_CTYPE, TZ and TMPDIR, those this process has set): KEY=VALUE
+	// entries, later ones winning (nil: the minimal environment only).
+	// Nothing else of this process's environment, its API keys included,
+	// reaches a command.
+	Env []string
 }
 
 func (c Config) files() []string {

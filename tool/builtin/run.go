@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/childenv"
 	"github.com/agentscope-go/agentscope/stamp"
 	"github.com/agentscope-go/agentscope/tool"
 )
@@ -33,7 +34,8 @@ const (
 // the tool stops reading it.
 const pipeGrace = 2 * time.Second
 
-// run executes the command in its own process group and streams its
+// run executes the command in its own process group, with the minimal
+// environment (internal/childenv) and Config.Env, and streams its
 // output (stdout and stderr interleaved as they arrive, CRLF folded to LF,
 // invalid UTF-8 replaced) as deltas of one text block. The whole group is
 // killed when the timeout passes or ctx ends, so no child outlives it; a
@@ -54,6 +56,11 @@ func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chu
 		}
 		fail := func(text string) { emit(text, block.ResultError) }
 
+		env, err := childenv.Environ(b.cfg.Env)
+		if err != nil {
+			fail(fmt.Sprintf("Command failed: %s\nError: Config.Env: %v", command, err))
+			return
+		}
 		pr, pw, err := os.Pipe()
 		if err != nil {
 			fail(fmt.Sprintf("Command failed: %s\nError: %v", command, err))
@@ -61,6 +68,7 @@ func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chu
 		}
 		cmd := exec.Command("/bin/sh", "-c", command)
 		cmd.Dir = b.cfg.Dir
+		cmd.Env = env
 		cmd.Stdout, cmd.Stderr = pw, pw
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {

@@ -37,6 +37,10 @@ type Config struct {
 	// Nothing else of this process's environment, its API keys included,
 	// reaches a command.
 	Env []string
+	// Sandbox confines Bash's commands in an operating-system sandbox
+	// (zero: none, a command runs as this process's user with its
+	// rights); see [Sandbox].
+	Sandbox Sandbox
 }
 
 func (c Config) files() []string {

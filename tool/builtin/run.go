@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentscope-go/agentscope/block"
-	"github.com/agentscope-go/agentscope/internal/childenv"
 	"github.com/agentscope-go/agentscope/stamp"
 	"github.com/agentscope-go/agentscope/tool"
 )
@@ -35,12 +34,16 @@ const (
 const pipeGrace = 2 * time.Second
 
 // run executes the command in its own process group, with the minimal
-// environment (internal/childenv) and Config.Env, and streams its
-// output (stdout and stderr interleaved as they arrive, CRLF folded to LF,
-// invalid UTF-8 replaced) as deltas of one text block. The whole group is
-// killed when the timeout passes or ctx ends, so no child outlives it; a
-// command that exits normally may leave background jobs running, as
-// intended by `nohup … &`.
+// environment (internal/childenv) and Config.Env, inside the sandbox when
+// Config.Sandbox is on (sandbox.go), and streams its output (stdout and
+// stderr interleaved as they arrive, CRLF folded to LF, invalid UTF-8
+// replaced) as deltas of one text block. The whole group is killed when
+// the timeout passes or ctx ends, so no child outlives it; a command that
+// exits normally may leave background jobs running, as intended by
+// `nohup … &`. Sandboxed, the group is the outer bwrap's alone (the
+// sandbox runs in a session of its own): killing it makes the kernel kill
+// the sandbox's first process (--die-with-parent), and with it every
+// process of its PID namespace, those that called setsid included.
 func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chunk, error] {
 	return func(yield func(tool.Chunk, error) bool) {
 		command := stringArg(input, "command")
@@ -56,9 +59,9 @@ func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chu
 		}
 		fail := func(text string) { emit(text, block.ResultError) }
 
-		env, err := childenv.Environ(b.cfg.Env)
+		cmd, err := b.cfg.shellCommand(command)
 		if err != nil {
-			fail(fmt.Sprintf("Command failed: %s\nError: Config.Env: %v", command, err))
+			fail(fmt.Sprintf("Command failed: %s\nError: %v", command, err))
 			return
 		}
 		pr, pw, err := os.Pipe()
@@ -66,9 +69,6 @@ func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chu
 			fail(fmt.Sprintf("Command failed: %s\nError: %v", command, err))
 			return
 		}
-		cmd := exec.Command("/bin/sh", "-c", command)
-		cmd.Dir = b.cfg.Dir
-		cmd.Env = env
 		cmd.Stdout, cmd.Stderr = pw, pw
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {

@@ -125,6 +125,36 @@ func TestSandboxHidesParentEnvironment(t *testing.T) {
 	}
 }
 
+// Inside: a minimal /dev, an empty /run (the system's sockets, a
+// container engine's among them, are out of reach), no capabilities, a
+// session of the sandbox's own.
+func TestSandboxDevRunCapabilities(t *testing.T) {
+	b, _ := sandboxed(t, workspaceWrite())
+	out, s := call(t, context.Background(), b, map[string]any{"command": "ls -A /dev | tr '\\n' ' '; echo; ls -A /run | wc -l; grep CapEff /proc/self/status; cut -d' ' -f6 /proc/self/stat"})
+	if s != block.ResultSuccess {
+		t.Fatalf("%s %q", s, out)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) < 4 {
+		t.Fatalf("output %q", out)
+	}
+	minimal := map[string]bool{"core": true, "fd": true, "full": true, "mqueue": true, "null": true, "ptmx": true, "pts": true, "random": true, "shm": true, "stderr": true, "stdin": true, "stdout": true, "tty": true, "urandom": true, "zero": true}
+	for _, d := range strings.Fields(lines[0]) {
+		if !minimal[d] {
+			t.Errorf("/dev/%s in the sandbox", d)
+		}
+	}
+	if strings.TrimSpace(lines[1]) != "0" {
+		t.Errorf("/run holds %s entries", lines[1])
+	}
+	if strings.Fields(lines[2])[1] != "0000000000000000" {
+		t.Errorf("capabilities: %s", lines[2])
+	}
+	if strings.TrimSpace(lines[3]) != "1" {
+		t.Errorf("session %s, want the sandbox's first process's", lines[3])
+	}
+}
+
 // Credential files and Config.SecretPaths look empty inside, even in the
 // working directory.
 func TestSandboxHidesSecretPaths(t *testing.T) {

@@ -23,9 +23,35 @@ func TestStdioMinimalEnvironment(t *testing.T) {
 		Name: "everything", Command: "node", Args: []string{everythingJS(t), "stdio"},
 		Env: []string{"NAMED_EXTRA=visible", "LANG=en_US.UTF-8"},
 	})
+	env := getEnv(t, c, "mcp__everything__get-env")
+	allowed := []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "NAMED_EXTRA"}
+	for k, v := range env {
+		if !slices.Contains(allowed, k) || strings.Contains(v, "secret") {
+			t.Errorf("the server sees %s=%q", k, v)
+		}
+	}
+	if env["NAMED_EXTRA"] != "visible" || env["LANG"] != "en_US.UTF-8" || env["PATH"] == "" {
+		t.Errorf("environment %v lacks the named extras or PATH", env)
+	}
+
+	// The command line's way to name one: env(1) in the --mcp SPEC.
+	cfg, err := mcp.ParseSpec("ev=env FROM_SPEC=yes node " + everythingJS(t) + " stdio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env = getEnv(t, connect(t, cfg), "mcp__ev__get-env")
+	if env["FROM_SPEC"] != "yes" || env["OPENAI_API_KEY"] != "" {
+		t.Errorf("through env(1): %v", env)
+	}
+}
+
+// getEnv calls server-everything's get-env tool named name and decodes
+// the environment it reports.
+func getEnv(t *testing.T, c *mcp.Client, name string) map[string]string {
+	t.Helper()
 	var text string
 	var state block.ToolResultState
-	for ch := range tool.Run(t.Context(), lookup(t, c, "mcp__everything__get-env"), map[string]any{}) {
+	for ch := range tool.Run(t.Context(), lookup(t, c, name), map[string]any{}) {
 		for _, b := range ch.Content {
 			if tb, ok := b.(*block.Text); ok {
 				text += tb.Text
@@ -37,13 +63,5 @@ func TestStdioMinimalEnvironment(t *testing.T) {
 	if err := json.Unmarshal([]byte(text), &env); err != nil || state == block.ResultError {
 		t.Fatalf("get-env (%s): %v\n%s", state, err, text)
 	}
-	allowed := []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "NAMED_EXTRA"}
-	for k, v := range env {
-		if !slices.Contains(allowed, k) || strings.Contains(v, "secret") {
-			t.Errorf("the server sees %s=%q", k, v)
-		}
-	}
-	if env["NAMED_EXTRA"] != "visible" || env["LANG"] != "en_US.UTF-8" || env["PATH"] == "" {
-		t.Errorf("environment %v lacks the named extras or PATH", env)
-	}
+	return env
 }

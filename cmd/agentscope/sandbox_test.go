@@ -147,15 +147,25 @@ func TestSandboxFlagErrors(t *testing.T) {
 func TestSandboxUnavailableRefusesToStart(t *testing.T) {
 	t.Setenv("AGENTSCOPE_MODEL", "")
 	t.Setenv("PATH", t.TempDir())
+	dir := t.TempDir()
+	config := filepath.Join(dir, "agents.json")
+	if err := os.WriteFile(config, []byte(`{"agents": [{"id": "a", "model": "demo", "tools": "builtin", "sandbox": "workspace-write"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"run", "--model", "demo", "--tools", "builtin", "--sandbox", "workspace-write", "hi"},
-		{"serve", "--tools", "builtin", "--sandbox", "read-only", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "x.db")},
+		{"serve", "--tools", "builtin", "--sandbox", "read-only", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "x.db")},
+		{"serve", "--config", config, "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "x.db")},
+		{"chat", "--config", config, "--db", filepath.Join(dir, "x.db")},
 		{"mcp", "--tools", "builtin", "--sandbox", "workspace-write"},
 	} {
 		code, stdout, stderr := runIn(t, "", args...)
 		if code == exitOK || stdout != "" || !strings.Contains(stderr, "the Bash sandbox is unavailable: bubblewrap (bwrap) is not on PATH") || !strings.Contains(stderr, "apt-get install bubblewrap") {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.db")); err == nil {
+		t.Error("a command without its sandbox opened the store")
 	}
 }
 

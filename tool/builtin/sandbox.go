@@ -95,10 +95,13 @@ func CheckSandbox() error {
 	return err
 }
 
+// goos is runtime.GOOS, a variable so a test can be another system.
+var goos = runtime.GOOS
+
 // bwrapPath is the bwrap binary to run, once it is known to work.
 func bwrapPath() (string, error) {
-	if runtime.GOOS != "linux" {
-		return "", fmt.Errorf("%w: it needs Linux and bubblewrap (bwrap); this is %s", ErrSandboxUnavailable, runtime.GOOS)
+	if goos != "linux" {
+		return "", fmt.Errorf("%w: it needs Linux and bubblewrap (bwrap); this is %s", ErrSandboxUnavailable, goos)
 	}
 	path, err := exec.LookPath("bwrap")
 	if err != nil {

@@ -357,6 +357,22 @@ func TestSandboxUnavailableRefuses(t *testing.T) {
 	}
 }
 
+// Off Linux there is no sandbox to make: a refusal.
+func TestSandboxNotLinuxRefuses(t *testing.T) {
+	defer func(g string) { goos = g }(goos)
+	goos = "darwin"
+	if err := CheckSandbox(); !errors.Is(err, ErrSandboxUnavailable) || !strings.Contains(err.Error(), "it needs Linux and bubblewrap (bwrap); this is darwin") {
+		t.Fatalf("CheckSandbox on darwin: %v", err)
+	}
+	dir := t.TempDir()
+	if out, s := call(t, context.Background(), NewBash(Config{Dir: dir, Sandbox: workspaceWrite()}), map[string]any{"command": "echo ran > ran.txt"}); s != block.ResultError || !strings.Contains(out, "needs Linux") {
+		t.Errorf("result %s %q", s, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the command ran: %v", err)
+	}
+}
+
 // A sandbox that bwrap cannot create is a refusal too: a bwrap that
 // fails its probe stands in for one without user namespaces.
 func TestSandboxProbeFailureRefuses(t *testing.T) {

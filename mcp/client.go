@@ -9,7 +9,6 @@ import (
 	"iter"
 	"log/slog"
 	"net/http"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -22,6 +21,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/internal/childenv"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
@@ -435,8 +435,12 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 	cn := &conn{}
 	var t sdk.Transport
 	if c.cfg.Command != "" {
+		env, err := childenv.Environ(c.cfg.Env)
+		if err != nil {
+			return nil, c.startError(cn, err)
+		}
 		cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
-		cmd.Env = append(os.Environ(), c.cfg.Env...)
+		cmd.Env = env
 		cmd.Dir = c.cfg.Dir
 		cn.stderr = &tail{}
 		cmd.Stderr = cn.stderr

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/agentscope-go/agentscope/internal/childenv"
 )
 
 // Config describes one MCP server. Exactly one of Command and URL is set;
@@ -20,8 +22,12 @@ type Config struct {
 	// Command starts a stdio server; Args are its arguments.
 	Command string
 	Args    []string
-	// Env is added to the environment the child inherits, as KEY=VALUE
-	// entries (later entries win).
+	// Env is the child's environment beyond the minimal one every stdio
+	// server gets (HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG, LC_ALL,
+	// LC_CTYPE, TZ and TMPDIR, those the parent has set): KEY=VALUE
+	// entries, later ones winning (nil: the minimal environment only).
+	// Nothing else of the parent's environment, its API keys included,
+	// reaches the child.
 	Env []string
 	// Dir is the child's working directory ("": the current one).
 	Dir string
@@ -73,10 +79,8 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("%w: URL %q is not an http(s) URL", ErrConfig, c.URL)
 		}
 	}
-	for _, kv := range c.Env {
-		if !strings.Contains(kv, "=") {
-			return c, fmt.Errorf("%w: Env entry %q is not KEY=VALUE", ErrConfig, kv)
-		}
+	if _, err := childenv.Environ(c.Env); err != nil {
+		return c, fmt.Errorf("%w: Env: %v", ErrConfig, err)
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = defaultTimeout

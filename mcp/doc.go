@@ -6,7 +6,12 @@
 // A server is described by one [Config]: a command (stdio; the child runs
 // in its own process group, killed with it when the client closes) or a URL
 // (streamable HTTP, or legacy SSE when the path ends in "/sse" or
-// "/messages/", as the reference selects it). [Connect] starts it, performs
+// "/messages/", as the reference selects it). A stdio child does not
+// inherit the parent's environment, where the provider keys are: it gets
+// HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG, LC_ALL, LC_CTYPE, TZ and
+// TMPDIR where set (the official TypeScript SDK's default environment,
+// with the locale, the time zone and the temporary directory) and the
+// entries of Config.Env, nothing else. [Connect] starts it, performs
 // the handshake and lists its tools; [Client.Tools] returns them and
 // [Client.Mount] puts them into a toolkit and keeps them current. With
 // [Client.Middleware] in the agent's configuration, every model call sees

@@ -60,6 +60,13 @@ type agentSpec struct {
 	// MaxIters bounds the reasoning-acting rounds of a reply (0: the
 	// agent's default).
 	MaxIters int `json:"max_iters"`
+	// Sandbox runs the agent's Bash tool in an OS sandbox
+	// (builtin.Sandbox): "workspace-write" or "read-only" ("": none, or
+	// serve's and chat's --sandbox). The agent must have Bash.
+	Sandbox string `json:"sandbox"`
+	// SandboxNetwork lets the sandboxed Bash use the network (only with
+	// Sandbox).
+	SandboxNetwork bool `json:"sandbox_network"`
 }
 
 // demoTools are the tools of the "demo" set, by name, in order.
@@ -146,6 +153,16 @@ func (s *agentSpec) check() error {
 	if s.MaxIters < 0 {
 		return fmt.Errorf("max_iters: %d: want 1 or more (0: the default)", s.MaxIters)
 	}
+	if s.Sandbox != "" {
+		if _, err := builtin.ParseSandboxMode(s.Sandbox); err != nil {
+			return fmt.Errorf("sandbox: %q: want workspace-write or read-only", s.Sandbox)
+		}
+		if !s.hasBash() {
+			return errors.New("sandbox: the agent has no Bash tool to confine (add builtin or Bash to its tools)")
+		}
+	} else if s.SandboxNetwork {
+		return errors.New("sandbox_network: only with sandbox (workspace-write or read-only)")
+	}
 	return nil
 }
 
@@ -202,8 +219,9 @@ func expandTools(items []string, lone bool) ([]string, error) {
 	return out, nil
 }
 
-// newTools builds a fresh instance of each named tool.
-func newTools(names []string) ([]tool.Tool, error) {
+// newTools builds a fresh instance of each named tool, the built-in ones
+// with cfg.
+func newTools(names []string, cfg builtin.Config) ([]tool.Tool, error) {
 	var out []tool.Tool
 	var demoTs []tool.Tool
 	var builtinTs []tool.Tool
@@ -232,7 +250,7 @@ func newTools(names []string) ([]tool.Tool, error) {
 			}
 		default:
 			if builtinTs == nil {
-				builtinTs = builtin.Tools(builtin.Config{})
+				builtinTs = builtin.Tools(cfg)
 			}
 			for _, t := range builtinTs {
 				if t.Name() == n {
@@ -252,6 +270,14 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (server.A
 		return server.Agent{}, err
 	}
 	names, _ := s.toolNames()
+	toolCfg := s.builtinConfig()
+	if toolCfg.Sandbox.On() {
+		// Refused here, the agent never starts; later, every command of
+		// its Bash would be.
+		if err := builtin.CheckSandbox(); err != nil {
+			return server.Agent{}, fmt.Errorf("sandbox: %w", err)
+		}
+	}
 	name := s.Name
 	if name == "" {
 		name = "assistant"
@@ -287,7 +313,7 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (server.A
 		mode, _ = permission.ParseMode(s.PermissionMode)
 	}
 	spec.Derive = func(st *state.AgentState, o server.Overrides) (*agent.Agent, error) {
-		ts, err := newTools(names)
+		ts, err := newTools(names, toolCfg)
 		if err != nil {
 			return nil, err
 		}

@@ -106,6 +106,9 @@ func TestServeConfigErrors(t *testing.T) {
 		{"bad permission mode", `{"agents": [{"id":"a","model":"demo","permission_mode":"yolo"}]}`, `agents[0].permission_mode: "yolo"`},
 		{"negative max_iters", `{"agents": [{"id":"a","model":"demo","max_iters":-1}]}`, "agents[0].max_iters: -1"},
 		{"bad mcp spec", `{"agents": [{"id":"a","model":"demo","mcp":[""]}]}`, "agents[0].mcp[0]:"},
+		{"bad sandbox", `{"agents": [{"id":"a","model":"demo","tools":"builtin","sandbox":"strict"}]}`, `agents[0].sandbox: "strict": want workspace-write or read-only`},
+		{"sandbox without Bash", `{"agents": [{"id":"a","model":"demo","tools":["Read"],"sandbox":"read-only"}]}`, "agents[0].sandbox: the agent has no Bash tool"},
+		{"sandbox_network alone", `{"agents": [{"id":"a","model":"demo","tools":"builtin","sandbox_network":true}]}`, "agents[0].sandbox_network: only with sandbox"},
 		{"unknown model scheme", `{"agents": [{"id":"a","model":"nosuch:model"}]}`, "agents[0].model:"},
 		{"model without its key", `{"agents": [{"id":"a","model":"demo"},{"id":"b","model":"anthropic:claude-sonnet-4-5"}]}`, "agents[1].model: setup: no API key"},
 	} {

@@ -12,7 +12,7 @@ import (
 
 // --tools builtin offers the six built-in tools, whatever the model.
 func TestToolsBuiltin(t *testing.T) {
-	tk, err := toolkitFor("builtin", demo.New())
+	tk, err := toolkitFor("builtin", demo.New(), builtin.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestToolsBuiltin(t *testing.T) {
 
 // serve --tools builtin builds agents with the six built-in tools.
 func TestServeToolsBuiltin(t *testing.T) {
-	spec, err := serveAgent("", "", "", "assistant", "builtin", slog.New(slog.DiscardHandler))
+	spec, err := serveAgent("", "", "", "assistant", "builtin", nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ import (
 func init() {
 	register("chat", command{
 		Summary: "chat in the terminal with an agent: of agentscope serve (its HTTP + SSE client), or in-process on the same store",
-		Usage:   "[--server URL [--token TOKEN] | [--db PATH|postgres://…] [--config FILE | --model URI]] [--user ID] [--session ID] [--agent ID]",
+		Usage:   "[--server URL [--token TOKEN] | [--db PATH|postgres://…] [--config FILE | --model URI] [--sandbox MODE [--sandbox-network]]] [--user ID] [--session ID] [--agent ID]",
 		Run:     runChat,
 	})
 }
@@ -61,6 +61,7 @@ func runChat(ctx context.Context, inv *invocation) int {
 	db := fs.String("db", "./agentscope.db", "in-process: the store, a SQLite file `path` or a postgres:// URL, as serve's")
 	config := fs.String("config", "", "in-process: the agents of this JSON `file`, as serve's --config")
 	uri := fs.String("model", os.Getenv("AGENTSCOPE_MODEL"), "in-process, without --config: the model `URI` (default $AGENTSCOPE_MODEL; none: the keyless demo agent)")
+	sandbox := sandboxFlags(fs, "in-process: ", "; for every agent with Bash that names no sandbox")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
@@ -75,7 +76,7 @@ func runChat(ctx context.Context, inv *invocation) int {
 	var local []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "db", "config", "model":
+		case "db", "config", "model", "sandbox", "sandbox-network":
 			local = append(local, "--"+f.Name)
 		}
 	})
@@ -88,7 +89,7 @@ func runChat(ctx context.Context, inv *invocation) int {
 			inv.Errorf("--config and --model both set the agents: give one or the other")
 			return exitUsage
 		}
-		stop, code := startInProcess(ctx, inv, &cfg, *db, *config, *uri)
+		stop, code := startInProcess(ctx, inv, &cfg, *db, *config, *uri, sandbox)
 		if stop == nil {
 			return code
 		}

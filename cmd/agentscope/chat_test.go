@@ -45,7 +45,7 @@ func startAPIServerWith(t *testing.T, token string, wrap func(http.Handler) http
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.DiscardHandler)
-	spec, err := serveAgent("", "", "", "assistant", "demo", logger)
+	spec, err := serveAgent("", "", "", "assistant", "demo", nil, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,11 +132,12 @@ func chatOwner(db string) (owner string, release func()) {
 	return "chat@" + host + "/" + stamp.Default.NewID(), func() {}
 }
 
-// startInProcess opens the store, builds the agents and starts the server
+// startInProcess opens the store, builds the agents (their Bash
+// sandboxed by sandbox, as serve's --sandbox does) and starts the server
 // of a chat without --server, and points cfg at it. stop shuts it all down
 // (a running reply is interrupted properly, a parked one stays parked);
 // nil stop means it failed, and code is the exit status.
-func startInProcess(ctx context.Context, inv *invocation, cfg *chatConfig, db, config, uri string) (stop func(), code int) {
+func startInProcess(ctx context.Context, inv *invocation, cfg *chatConfig, db, config, uri string, sandbox *sandboxOpts) (stop func(), code int) {
 	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	specs := []agentSpec{{Model: uri, Tools: json.RawMessage(`"demo"`)}}
 	where := func(int) string { return "--" }
@@ -147,6 +148,10 @@ func startInProcess(ctx context.Context, inv *invocation, cfg *chatConfig, db, c
 			return nil, exitUsage
 		}
 		where = func(i int) string { return fmt.Sprintf("--config %s: agents[%d].", config, i) }
+	}
+	if err := sandbox.applyTo(specs); err != nil {
+		inv.Errorf("%v", err)
+		return nil, exitUsage
 	}
 	agents, closeMCP, err := buildAgents(ctx, specs, where, mcpSetup{CallTimeout: defaultMCPTimeout, Logger: logger, Warnf: inv.Errorf}, logger)
 	if err != nil {

@@ -134,7 +134,7 @@ func TestServeAgentMCPTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeMCP()
-	spec, err := serveAgent("", "", "", "assistant", "demo", slog.New(slog.DiscardHandler), clients...)
+	spec, err := serveAgent("", "", "", "assistant", "demo", nil, slog.New(slog.DiscardHandler), clients...)
 	if err != nil {
 		t.Fatal(err)
 	}

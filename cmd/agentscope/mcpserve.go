@@ -23,7 +23,7 @@ import (
 func init() {
 	register("mcp", command{
 		Summary: "serve an agent as an MCP server (stdio, or streamable HTTP with --http) whose tool \"ask\" sends it a message",
-		Usage:   "[--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--mcp-timeout DURATION] [--permission-mode MODE] [--http HOST:PORT [--token TOKEN]] [-v]",
+		Usage:   "[--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--mcp-timeout DURATION] [--permission-mode MODE] [--sandbox MODE [--sandbox-network]] [--http HOST:PORT [--token TOKEN]] [-v]",
 		Run:     runMCP,
 	})
 }
@@ -50,6 +50,7 @@ func runMCP(ctx context.Context, inv *invocation) int {
 	mcpTimeout := mcpTimeoutFlag(fs)
 	var mode modeFlag
 	fs.Var(&mode, "permission-mode", "the agent's permission `mode`: default, accept_edits, explore, bypass or dont_ask")
+	sandbox := sandboxFlags(fs, "", "")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
@@ -77,7 +78,7 @@ func runMCP(ctx context.Context, inv *invocation) int {
 		return exitFailure
 	}
 	defer closeMCP()
-	spec, err := serveAgent(*uri, *baseURL, *system, *name, *tools, logger, clients...)
+	spec, err := serveAgent(*uri, *baseURL, *system, *name, *tools, sandbox, logger, clients...)
 	if err != nil {
 		printError(inv, err)
 		return exitUsage

@@ -25,7 +25,7 @@ import (
 func init() {
 	register("run", command{
 		Summary: "send one prompt to a model through the agent loop and print the reply as it streams",
-		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout DURATION] [--mcp SPEC]... [--mcp-timeout DURATION] [--permission-mode MODE] [-v] PROMPT (or the prompt on stdin)",
+		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout DURATION] [--mcp SPEC]... [--mcp-timeout DURATION] [--permission-mode MODE] [--sandbox MODE [--sandbox-network]] [-v] PROMPT (or the prompt on stdin)",
 		Run:     runRun,
 	})
 }
@@ -67,8 +67,14 @@ func runRun(ctx context.Context, inv *invocation) int {
 	mcpTimeout := mcpTimeoutFlag(fs)
 	var mode modeFlag
 	fs.Var(&mode, "permission-mode", "the permission `mode`: default, accept_edits, explore (read-only), bypass or dont_ask (never ask)")
+	sandboxF := sandboxFlags(fs, "", "")
 	if code, done := parseFlags(fs, inv); done {
 		return code
+	}
+	sandbox, err := sandboxF.sandbox()
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitUsage
 	}
 	if *uri == "" {
 		inv.Errorf("--model is required (or set AGENTSCOPE_MODEL), e.g. --model openai:gpt-4.1")
@@ -123,10 +129,16 @@ func runRun(ctx context.Context, inv *invocation) int {
 		printError(inv, err)
 		return exitFailure
 	}
-	tk, err := toolkitFor(*tools, m)
+	tk, err := toolkitFor(*tools, m, builtin.Config{Sandbox: sandbox})
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitUsage
+	}
+	if sandbox.On() {
+		if err := builtin.CheckSandbox(); err != nil {
+			inv.Errorf("--sandbox: %v", err)
+			return exitFailure
+		}
 	}
 	// The MCP clients' warnings (a lost connection, a failed refresh)
 	// are not in the reply's output: they are shown.
@@ -335,11 +347,15 @@ func orUnknown(t event.ErrorType) string {
 	return fmt.Sprint(t)
 }
 
-// toolkitFor builds the tools --tools names. The demo model gets the demo
-// tools unless told otherwise, so `run --model demo` shows a tool call.
-func toolkitFor(set string, m model.ChatModel) (*tool.Toolkit, error) {
+// toolkitFor builds the tools --tools names, the built-in ones with cfg.
+// The demo model gets the demo tools unless told otherwise, so `run
+// --model demo` shows a tool call.
+func toolkitFor(set string, m model.ChatModel, cfg builtin.Config) (*tool.Toolkit, error) {
 	if set == "" && m.Name() == demo.Name {
 		set = "demo"
+	}
+	if cfg.Sandbox.On() && set != "builtin" {
+		return nil, errors.New("--sandbox confines the built-in Bash tool: use it with --tools builtin")
 	}
 	switch set {
 	case "", "none":
@@ -351,7 +367,7 @@ func toolkitFor(set string, m model.ChatModel) (*tool.Toolkit, error) {
 		}
 		return tool.NewToolkit(ts)
 	case "builtin":
-		return tool.NewToolkit(builtin.Tools(builtin.Config{}))
+		return tool.NewToolkit(builtin.Tools(cfg))
 	}
 	return nil, fmt.Errorf("unknown tool set %q (want demo, builtin or none)", set)
 }

@@ -24,7 +24,7 @@ import (
 func init() {
 	register("serve", command{
 		Summary: "serve agents over HTTP + SSE with durable sessions (SQLite by default, or Postgres)",
-		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--replica ID] [--lease DURATION] [--mcp-timeout DURATION] [-v] [--config FILE | [--id ID] [--model URI] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET|NAMES] [--mcp SPEC]... [--permission-mode MODE] [--max-iters N]]",
+		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--replica ID] [--lease DURATION] [--mcp-timeout DURATION] [-v] [--config FILE | [--id ID] [--model URI] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET|NAMES] [--mcp SPEC]... [--permission-mode MODE] [--max-iters N]] [--sandbox MODE [--sandbox-network]]",
 		Run:     runServe,
 	})
 }
@@ -63,6 +63,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	var mcpSpecs specList
 	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server to the agent (repeatable): a command line or a URL, optionally prefixed `NAME=`")
 	mcpTimeout := mcpTimeoutFlag(fs)
+	sandbox := sandboxFlags(fs, "", "; with --config, for every agent with Bash that names no sandbox")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
@@ -121,6 +122,10 @@ func runServe(ctx context.Context, inv *invocation) int {
 			return exitUsage
 		}
 		specs = []agentSpec{flagSpec}
+	}
+	if err := sandbox.applyTo(specs); err != nil {
+		inv.Errorf("%v", err)
+		return exitUsage
 	}
 	agents, closeMCP, err := buildAgents(ctx, specs, where, mcpSetup{CallTimeout: *mcpTimeout, Logger: logger, Warnf: inv.Errorf}, logger)
 	if err != nil {
@@ -232,9 +237,16 @@ func openStore(ctx context.Context, db string) (session.Store, error) {
 
 // serveAgent is the agent the server offers, from serve's agent flags: on
 // the model of uri, or the demo agent when uri is empty. tools is a set or
-// a comma list of tool names.
-func serveAgent(uri, baseURL, system, name, tools string, logger *slog.Logger, servers ...*mcp.Client) (server.Agent, error) {
+// a comma list of tool names; sandbox is --sandbox (nil: none).
+func serveAgent(uri, baseURL, system, name, tools string, sandbox *sandboxOpts, logger *slog.Logger, servers ...*mcp.Client) (server.Agent, error) {
 	s := agentSpec{Model: uri, BaseURL: baseURL, SystemPrompt: system, Name: name}
 	s.Tools, _ = json.Marshal(tools)
+	if sandbox != nil {
+		specs := []agentSpec{s}
+		if err := sandbox.applyTo(specs); err != nil {
+			return server.Agent{}, err
+		}
+		s = specs[0]
+	}
 	return s.build(logger, servers...)
 }

@@ -40,6 +40,17 @@ type Config struct {
 	// and the bytes it reads (0: DefaultGrepMaxFiles, DefaultGrepMaxBytes).
 	GrepMaxFiles int
 	GrepMaxBytes int64
+	// Env are the variables Bash's commands get beyond the minimal
+	// environment (HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG, LC_ALL,
+	// LC_CTYPE, TZ and TMPDIR, those this process has set): KEY=VALUE
+	// entries, later ones winning (nil: the minimal environment only).
+	// Nothing else of this process's environment, its API keys included,
+	// reaches a command.
+	Env []string
+	// Sandbox confines Bash's commands in an operating-system sandbox
+	// (zero: none, a command runs as this process's user with its
+	// rights); see [Sandbox].
+	Sandbox Sandbox
 }
 
 func (c Config) files() []string {

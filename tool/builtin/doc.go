@@ -23,6 +23,23 @@
 // ACCEPT_EDITS and DONT_ASK and ask for dangerous paths; rules on them are
 // fnmatch globs on file_path.
 //
+// Bash's commands do not inherit this process's environment, where the
+// provider keys are: they get HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG,
+// LC_ALL, LC_CTYPE, TZ and TMPDIR where set, and the entries of
+// Config.Env, nothing else (internal/childenv, shared with the stdio MCP
+// servers of package mcp).
+//
+// Config.Sandbox (zero: off) runs them in an operating-system sandbox,
+// bubblewrap on Linux (see [Sandbox]): the filesystem read-only but the
+// working directory in workspace-write (and nothing but a private /tmp in
+// read-only), a PID namespace and /proc of its own, a minimal /dev, no
+// network unless Sandbox.Network, the credential files hidden. A command
+// the analysis lets through, or that the user approves, still cannot
+// write outside the working directory or read another process's
+// environment. Where bubblewrap is missing or cannot create its
+// namespaces, sandboxed commands refuse to run ([CheckSandbox] says why
+// and how to install it); they never run unconfined instead.
+//
 // Differences from the reference, all on purpose: Bash streams its output
 // as it comes (stdout and stderr interleaved) and reports a failure or a
 // timeout after it, instead of one result at the end; it runs in its own

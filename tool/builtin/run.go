@@ -33,12 +33,17 @@ const (
 // the tool stops reading it.
 const pipeGrace = 2 * time.Second
 
-// run executes the command in its own process group and streams its
-// output (stdout and stderr interleaved as they arrive, CRLF folded to LF,
-// invalid UTF-8 replaced) as deltas of one text block. The whole group is
-// killed when the timeout passes or ctx ends, so no child outlives it; a
-// command that exits normally may leave background jobs running, as
-// intended by `nohup … &`.
+// run executes the command in its own process group, with the minimal
+// environment (internal/childenv) and Config.Env, inside the sandbox when
+// Config.Sandbox is on (sandbox.go), and streams its output (stdout and
+// stderr interleaved as they arrive, CRLF folded to LF, invalid UTF-8
+// replaced) as deltas of one text block. The whole group is killed when
+// the timeout passes or ctx ends, so no child outlives it; a command that
+// exits normally may leave background jobs running, as intended by
+// `nohup … &`. Sandboxed, the group is the outer bwrap's alone (the
+// sandbox runs in a session of its own): killing it makes the kernel kill
+// the sandbox's first process (--die-with-parent), and with it every
+// process of its PID namespace, those that called setsid included.
 func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chunk, error] {
 	return func(yield func(tool.Chunk, error) bool) {
 		command := stringArg(input, "command")
@@ -54,13 +59,16 @@ func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chu
 		}
 		fail := func(text string) { emit(text, block.ResultError) }
 
+		cmd, err := b.cfg.shellCommand(command)
+		if err != nil {
+			fail(fmt.Sprintf("Command failed: %s\nError: %v", command, err))
+			return
+		}
 		pr, pw, err := os.Pipe()
 		if err != nil {
 			fail(fmt.Sprintf("Command failed: %s\nError: %v", command, err))
 			return
 		}
-		cmd := exec.Command("/bin/sh", "-c", command)
-		cmd.Dir = b.cfg.Dir
 		cmd.Stdout, cmd.Stderr = pw, pw
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {

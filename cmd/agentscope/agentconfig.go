@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -67,6 +68,26 @@ type agentSpec struct {
 	// SandboxNetwork lets the sandboxed Bash use the network (only with
 	// Sandbox).
 	SandboxNetwork bool `json:"sandbox_network"`
+
+	// secretPaths are files the agent's tools read only after asking
+	// (builtin.Config.SecretPaths): the store of the server serving it.
+	secretPaths []string
+}
+
+// protectStore names the files of the SQLite store db as secret paths of
+// every agent, so one user's agent cannot read another's sessions (a
+// postgres:// store has no file here).
+func protectStore(specs []agentSpec, db string) {
+	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") || db == "" {
+		return
+	}
+	abs, err := filepath.Abs(db)
+	if err != nil {
+		abs = db
+	}
+	for i := range specs {
+		specs[i].secretPaths = append(specs[i].secretPaths, abs, abs+"-wal", abs+"-shm", abs+"-journal")
+	}
 }
 
 // demoTools are the tools of the "demo" set, by name, in order.

@@ -153,6 +153,7 @@ func startInProcess(ctx context.Context, inv *invocation, cfg *chatConfig, db, c
 		inv.Errorf("%v", err)
 		return nil, exitUsage
 	}
+	protectStore(specs, db)
 	agents, closeMCP, err := buildAgents(ctx, specs, where, mcpSetup{CallTimeout: defaultMCPTimeout, Logger: logger, Warnf: inv.Errorf}, logger)
 	if err != nil {
 		inv.Errorf("%v", err)

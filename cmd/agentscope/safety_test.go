@@ -416,6 +416,13 @@ func TestServeBuiltinToolsAskFirst(t *testing.T) {
 			t.Errorf("%s: %d calls asked", c.name, len(rq.ToolCalls))
 		}
 	}
+	// The server's own store: another user's sessions.
+	for _, prompt := range []string{toolCall("Read", map[string]any{"file_path": db}), bashCall("cat " + db + "-wal"), toolCall("Grep", map[string]any{"pattern": "x", "path": db})} {
+		frames := ask(prompt)
+		if rq := frames[len(frames)-1].ev.(*event.RequireUserConfirm); len(rq.ToolCalls) != 1 {
+			t.Errorf("%s: %d calls asked", prompt, len(rq.ToolCalls))
+		}
+	}
 	// No rule for a substitution.
 	frames := ask(bashCall("ls $(rm -rf /)"))
 	if rq := frames[len(frames)-1].ev.(*event.RequireUserConfirm); len(rq.ToolCalls[0].SuggestedRules) != 0 {

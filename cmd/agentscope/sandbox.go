@@ -78,5 +78,5 @@ func (s *agentSpec) hasBash() bool {
 
 // builtinConfig is the configuration of the agent's built-in tools.
 func (s *agentSpec) builtinConfig() builtin.Config {
-	return builtin.Config{Sandbox: builtin.Sandbox{Mode: builtin.SandboxMode(s.Sandbox), Network: s.SandboxNetwork}}
+	return builtin.Config{Sandbox: builtin.Sandbox{Mode: builtin.SandboxMode(s.Sandbox), Network: s.SandboxNetwork}, SecretPaths: s.secretPaths}
 }

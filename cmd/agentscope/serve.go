@@ -127,6 +127,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 		inv.Errorf("%v", err)
 		return exitUsage
 	}
+	protectStore(specs, *dbURL)
 	agents, closeMCP, err := buildAgents(ctx, specs, where, mcpSetup{CallTimeout: *mcpTimeout, Logger: logger, Warnf: inv.Errorf}, logger)
 	if err != nil {
 		inv.Errorf("%v", err)

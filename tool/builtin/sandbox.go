@@ -169,11 +169,15 @@ func baseArgs(network bool) []string {
 // shellCommand is the process that runs a Bash command line: /bin/sh -c,
 // or that inside the sandbox when Config.Sandbox is on.
 func (c Config) shellCommand(command string) (*exec.Cmd, error) {
-	extra := c.Env
+	// git takes no repository it did not find as a .git: a directory
+	// the agent wrote into a bare repository's shape (HEAD, objects,
+	// refs, a config naming programs) is not one, whatever read-only git
+	// command runs in it. Config.Env may override it.
+	extra := append([]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=safe.bareRepository", "GIT_CONFIG_VALUE_0=explicit"}, c.Env...)
 	if c.Sandbox.On() {
 		// The inherited TMPDIR may be read-only in the sandbox; its /tmp
 		// is private and writable.
-		extra = append([]string{"TMPDIR=/tmp"}, c.Env...)
+		extra = append([]string{"TMPDIR=/tmp"}, extra...)
 	}
 	env, err := childenv.Environ(extra)
 	if err != nil {
@@ -260,6 +264,29 @@ func (c Config) bwrapArgs() ([]string, error) {
 			args = append(args, "--tmpfs", real, "--remount-ro", real)
 		} else if err == nil {
 			args = append(args, "--ro-bind", "/dev/null", real)
+		}
+	}
+	if c.Sandbox.Mode == SandboxWorkspaceWrite {
+		// What would run outside the sandbox later stays read-only: a
+		// repository's hooks and config (core.hooksPath, core.fsmonitor)
+		// and the dangerous files and directories at the top of each
+		// writable directory (~/.bashrc when it is the home). Only those
+		// that exist: a bind needs its target.
+		for _, b := range bound {
+			protect := []string{filepath.Join(b, ".git", "hooks"), filepath.Join(b, ".git", "config")}
+			for _, f := range c.files() {
+				protect = append(protect, filepath.Join(b, f))
+			}
+			for _, d := range c.dirs() {
+				if d != ".git" {
+					protect = append(protect, filepath.Join(b, d))
+				}
+			}
+			for _, p := range protect {
+				if _, err := os.Lstat(p); err == nil {
+					args = append(args, "--ro-bind", p, p)
+				}
+			}
 		}
 	}
 	return append(args, "--chdir", bound[0]), nil

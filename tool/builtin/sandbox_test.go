@@ -408,3 +408,73 @@ func TestParseSandboxMode(t *testing.T) {
 		}
 	}
 }
+
+// In workspace-write, what would run outside the sandbox later stays
+// read-only: the repository's hooks and config, and the dangerous files
+// at the top of the working directory; the rest of .git (a commit) works.
+func TestSandboxProtectsHooksAndConfig(t *testing.T) {
+	b, dir := sandboxed(t, workspaceWrite())
+	for _, d := range []string{".git/hooks", ".git/objects", ".vscode"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{".git/config", ".bashrc", ".envrc"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("mine\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cmd := range []string{
+		"echo x >> .git/config", "echo touch pwned > .git/hooks/pre-commit", "echo x >> .bashrc",
+		"echo x > .envrc", "echo '{}' > .vscode/settings.json",
+	} {
+		if out, s := call(t, context.Background(), b, map[string]any{"command": cmd}); s != block.ResultError || !strings.Contains(out, "Read-only file system") {
+			t.Errorf("%q: %s %q", cmd, s, out)
+		}
+	}
+	for _, f := range []string{".git/config", ".bashrc", ".envrc"} {
+		if got, _ := os.ReadFile(filepath.Join(dir, f)); string(got) != "mine\n" {
+			t.Errorf("%s changed: %q", f, got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git/hooks/pre-commit")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a hook was planted: %v", err)
+	}
+	if out, s := call(t, context.Background(), b, map[string]any{"command": "echo blob > .git/objects/x && echo fine > code.txt"}); s != block.ResultSuccess {
+		t.Errorf("the rest of the work: %s %q", s, out)
+	}
+}
+
+// A directory written into a bare repository's shape, with a config that
+// names a program, is not taken for a repository by Bash's git.
+func TestBashGitIgnoresImplicitBareRepository(t *testing.T) {
+	dir := t.TempDir()
+	pwned := filepath.Join(t.TempDir(), "pwned")
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "config"), []byte("[core]\n\tbare = false\n\tfsmonitor = touch "+pwned+"\n"), 0o644)
+	for _, sb := range []Sandbox{{}, workspaceWrite()} {
+		if sb.On() {
+			if err := CheckSandbox(); err != nil {
+				t.Fatalf("the sandbox tests need bubblewrap: %v", err)
+			}
+		}
+		b := NewBash(Config{Dir: dir, Sandbox: sb})
+		out, _ := call(t, context.Background(), b, map[string]any{"command": "git log; git status"})
+		if !strings.Contains(out, "safe.bareRepository") {
+			t.Errorf("sandbox %q: git took the directory for a repository: %q", sb.Mode, out)
+		}
+	}
+	if _, err := os.Stat(pwned); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the config's program ran: %v", err)
+	}
+	// Config.Env may turn it off, for a user who works in bare repositories.
+	b := NewBash(Config{Dir: dir, Env: []string{"GIT_CONFIG_COUNT=0"}})
+	if out, _ := call(t, context.Background(), b, map[string]any{"command": "git rev-parse --is-bare-repository"}); strings.Contains(out, "safe.bareRepository") {
+		t.Errorf("GIT_CONFIG_COUNT=0 did not turn it off: %q", out)
+	}
+}

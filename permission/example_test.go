@@ -71,3 +71,34 @@ func ExampleBatch() {
 	// staging ask surface: true
 	// prod ask surface: false
 }
+
+// lines is a tool whose one invocation is several commands, one a line:
+// an allow rule (a command prefix) grants it only when every command is
+// covered by some rule.
+type lines struct{ shell }
+
+func (lines) CoveredBy(allow []block.PermissionRule, input map[string]any) bool {
+	cmd, _ := input["command"].(string)
+	for _, c := range strings.Split(cmd, "\n") {
+		covered := false
+		for _, r := range allow {
+			covered = covered || strings.HasPrefix(c, r.RuleContent.String)
+		}
+		if !covered {
+			return false
+		}
+	}
+	return true
+}
+
+func ExampleComposite() {
+	e := permission.NewEngine(permission.NewContext(permission.ModeDefault))
+	e.AddRule(block.PermissionRule{ToolName: "Shell", RuleContent: block.Some("git "), Behavior: block.Allow})
+	tool := lines{shell{permission.Defaults{ToolName: "Shell"}}}
+	for _, cmd := range []string{"git add .\ngit commit", "git add .\nrm -rf ~"} {
+		fmt.Printf("%q: %s\n", cmd, e.Check(context.Background(), tool, map[string]any{"command": cmd}).Behavior)
+	}
+	// Output:
+	// "git add .\ngit commit": allow
+	// "git add .\nrm -rf ~": ask
+}

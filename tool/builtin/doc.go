@@ -1,20 +1,28 @@
 // Package builtin holds the reference's built-in tools — Bash, Read, Write,
 // Edit, Glob and Grep — with their names, input schemas, descriptions and
 // result texts, each judged by its own permission policy
-// (permission.Policy) exactly as the reference applies it.
+// (permission.Policy), applied in the reference's evaluation order.
 //
-// Bash's policy is the reference's command analysis (core-spec §4.6), done
-// on a real shell syntax tree (mvdan.cc/sh): constructs that cannot be
-// analysed statically (command and process substitution, ${…}, subshells,
-// control flow, functions, test commands) ask for a safety confirmation
-// that no allow rule can silence; read-only command lines are allowed;
-// dangerous patterns, sed outside its allow-list, dangerous files and
-// directories and the removal of root-level paths ask; in ACCEPT_EDITS and
-// DONT_ASK filesystem commands whose every target lies in a working
-// directory are allowed. The reference's quirks are kept (tee counts as
-// safe; "format" matches as a substring; any command containing "sed" is
-// checked as one). Where tree-sitter, the reference's parser, would build
-// error nodes for input a shell rejects, the analysis asks instead.
+// Bash's policy is an analysis of the command line's whole syntax tree
+// (mvdan.cc/sh), stricter than the reference's (core-spec §4.6) wherever
+// the two differ: every statement is judged, whatever separates or
+// encloses it. The read-only verdict is an allow-list of commands and of
+// their flags (commands.go), so an unknown command, an unknown flag, an
+// assignment prefix, an output redirection, a word known only when it
+// runs or a secret path read makes a line not read-only. Constructs that
+// cannot be analysed statically (command and process substitution, ${…},
+// subshells, control flow, functions, test commands), dangerous patterns,
+// sed outside the reference's allow-list, secret paths read or written by
+// any command, writes to dangerous files and directories and the removal
+// of root-level paths ask for a confirmation no allow rule can silence.
+// Writes by any command are judged like Write's: in ACCEPT_EDITS and
+// DONT_ASK a line of read-only and edit commands whose every target lies
+// in a working directory is allowed. Deny and ask rules stop a line when
+// they match any of its commands; allow rules grant it only when together
+// they cover every command that is not read-only (permission.Composite).
+// Suggested rules are never wider than the call. Where tree-sitter, the
+// reference's parser, would build error nodes for input a shell rejects,
+// the analysis asks instead.
 //
 // Read, Write and Edit share the reference's read-before-write cache in the
 // agent state (tool_context.read_file_cache): Write refuses to overwrite an
@@ -27,7 +35,8 @@
 // provider keys are: they get HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG,
 // LC_ALL, LC_CTYPE, TZ and TMPDIR where set, and the entries of
 // Config.Env, nothing else (internal/childenv, shared with the stdio MCP
-// servers of package mcp).
+// servers of package mcp), and git's safe.bareRepository=explicit, so a
+// directory written into a bare repository's shape is no repository.
 //
 // Config.Sandbox (zero: off) runs them in an operating-system sandbox,
 // bubblewrap on Linux (see [Sandbox]): the filesystem read-only but the
@@ -47,8 +56,9 @@
 // streams files larger than the cache budget and does not cache them (so
 // Write and Edit refuse them as unread). Edit refuses binary files, whose
 // cached text is lossy. The unified diff Write and Edit put in their result
-// metadata (difflib's, for the web UI) is left empty past 1 MB. Grep runs in-process with Go's regexp syntax
-// instead of ripgrep, without .gitignore handling.
+// metadata (difflib's, for the web UI) is left empty past 1 MB. Grep runs
+// in-process with Go's regexp syntax instead of ripgrep, without
+// .gitignore handling.
 //
 // Read, Glob and Grep do only what they are asked, in bounded time and
 // memory, whatever the model asks (issue 18); these are differences too:

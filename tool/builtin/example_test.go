@@ -91,3 +91,41 @@ func ExampleBashDecision() {
 	// rm -rf build           ask         immune=true  Safety check: dangerous command pattern detected
 	// npm install            passthrough immune=false
 }
+
+// A command line is read-only only when every statement of it is: a
+// newline, an assignment prefix or an unknown flag is enough to ask.
+func ExampleReadOnlyCommand() {
+	for _, cmd := range []string{
+		"git log --oneline -5 | grep fix",
+		"ls\nrm -rf build",
+		"LD_PRELOAD=/tmp/x.so ls",
+		"git diff --output=/tmp/x",
+		"find . -name '*.go' -exec rm {} +",
+	} {
+		fmt.Printf("%-36q %v\n", cmd, builtin.ReadOnlyCommand(cmd, builtin.Config{}))
+	}
+	// Output:
+	// "git log --oneline -5 | grep fix"    true
+	// "ls\nrm -rf build"                   false
+	// "LD_PRELOAD=/tmp/x.so ls"            false
+	// "git diff --output=/tmp/x"           false
+	// "find . -name '*.go' -exec rm {} +"  false
+}
+
+// The rules a confirmation suggests are never wider than the call: a safe
+// prefix for a plain subcommand, the command exactly otherwise, nothing
+// for a line that cannot be analysed.
+func ExampleBash_SuggestRules() {
+	b := builtin.NewBash(builtin.Config{})
+	for _, cmd := range []string{"git commit -m 'fix' && npm test", "rm -rf build", "ls $(cat list)"} {
+		var contents []string
+		for _, r := range b.SuggestRules(map[string]any{"command": cmd}) {
+			contents = append(contents, r.RuleContent.String)
+		}
+		fmt.Printf("%s → %q\n", cmd, contents)
+	}
+	// Output:
+	// git commit -m 'fix' && npm test → ["git commit:*" "npm test:*"]
+	// rm -rf build → ["rm -rf build"]
+	// ls $(cat list) → []
+}

@@ -43,6 +43,10 @@ var homeSecrets = []string{
 	".vault-token", ".terraform.d/credentials.tfrc.json",
 }
 
+// systemSecrets are the system's password hashes and private keys (a
+// root agentscope can read them).
+var systemSecrets = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private"}
+
 // SecretPath reports why reading path would expose a secret, or "" when it
 // would not. A relative path is taken relative to dir ("" for the
 // process's directory). Both the path as written and the file it resolves
@@ -96,7 +100,7 @@ func (c Config) HoldsSecrets(dir, base string) bool {
 
 // secretRoots are the directories and files under which secrets live.
 func (c Config) secretRoots() []string {
-	roots := []string{"/proc", "/dev"}
+	roots := append([]string{"/proc", "/dev"}, systemSecrets...)
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
 		for _, s := range homeSecrets {
 			roots = append(roots, filepath.Join(home, s))
@@ -118,6 +122,14 @@ func (c Config) secretAbs(abs string) string {
 			return "a device (" + abs + ")"
 		}
 		return ""
+	}
+	for _, s := range systemSecrets {
+		if within(abs, s) {
+			return "a system credential file (" + abs + ")"
+		}
+	}
+	if strings.HasPrefix(abs, "/etc/ssh/ssh_host_") && strings.HasSuffix(abs, "_key") {
+		return "a host's private key (" + abs + ")"
 	}
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
 		for _, s := range homeSecrets {

@@ -69,6 +69,10 @@ func TestSecretPath(t *testing.T) {
 		{store + "-wal", true},
 		{filepath.Join(wd, "main.go"), false},
 		{"/etc/hostname", false},
+		{"/etc/shadow", true},
+		{"/etc/sudoers.d/90-cloud", true},
+		{"/etc/ssh/ssh_host_ed25519_key", true},
+		{"/etc/ssh/ssh_host_ed25519_key.pub", false},
 		{"", false},
 	}
 	for _, r := range rows {
@@ -93,6 +97,7 @@ func TestSecretPath(t *testing.T) {
 		{filepath.Join(home, "src"), false},
 		{filepath.Join(home, "app"), true}, // holds .env
 		{"/usr/share", false},
+		{"/etc", true},
 	}
 	for _, h := range holds {
 		if got := cfg.HoldsSecrets(h.dir, wd); got != h.want {

@@ -372,7 +372,7 @@ func TestServeBuiltinToolsAskFirst(t *testing.T) {
 	cmd := exec.Command(bin, "serve", "--addr", addr, "--db", db, "--model", uri, "--id", "demo", "--tools", "builtin")
 	cmd.Dir = wd
 	cmd.Env = append(os.Environ(), "HOME="+home, "OPENAI_API_KEY="+secretKey, "AGENTSCOPE_MODEL=", "AGENTSCOPE_TOKEN=", "GIT_CONFIG_NOSYSTEM=1")
-	var stderr bytes.Buffer
+	var stderr syncBuffer // written by the process while the test reads it
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -388,14 +388,14 @@ func TestServeBuiltinToolsAskFirst(t *testing.T) {
 			<-exited
 		}
 	})
-	s := &served{t: t, cmd: cmd, url: "http://" + addr, stderr: &stderr, exited: exited}
+	s := &served{t: t, cmd: cmd, url: "http://" + addr, exited: exited}
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if res, err := http.Get(s.url + "/health"); err == nil {
 			res.Body.Close()
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("serve not healthy:\n%s", &stderr)
+			t.Fatalf("serve not healthy:\n%s", stderr.String())
 		}
 	}
 	ask := func(prompt string) []sseFrame {
@@ -441,7 +441,7 @@ func TestServeBuiltinToolsAskFirst(t *testing.T) {
 		}
 		res, err := http.Get(s.url + "/health")
 		if err != nil || res.StatusCode != 200 {
-			t.Fatalf("after %s the server is gone: %v\n%s", prompt, err, &stderr)
+			t.Fatalf("after %s the server is gone: %v\n%s", prompt, err, stderr.String())
 		}
 		res.Body.Close()
 	}

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agentscope-go/agentscope/internal/bearer"
 	"github.com/agentscope-go/agentscope/session"
 )
 
@@ -88,8 +88,7 @@ func (s *Server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
 	if s.cfg.Token == "" {
 		return true
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
+	if !bearer.Match(r.Header.Get("Authorization"), s.cfg.Token) {
 		w.Header().Set("WWW-Authenticate", "Bearer")
 		writeDetail(w, http.StatusUnauthorized, "Not authenticated")
 		return false

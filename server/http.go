@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/agentscope-go/agentscope/internal/bearer"
@@ -129,7 +130,8 @@ func writeInvalid(w http.ResponseWriter, loc []any, typ, msg string) {
 
 // readJSON reads the body of a JSON request into raw fields. A wrong
 // content type, malformed JSON or a non-object is a 422; an oversize body
-// a 413. It reports whether the handler may go on.
+// a 413, one cut by the listener's read deadline a 408. It reports
+// whether the handler may go on.
 func readJSON(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
@@ -141,6 +143,12 @@ func readJSON(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessag
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeDetail(w, http.StatusRequestEntityTooLarge, "Request body too large")
+			return nil, false
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// The listener's read deadline (http.Server.ReadTimeout) ran
+			// out: a client trickling its body.
+			writeDetail(w, http.StatusRequestTimeout, "the request body did not arrive in time")
 			return nil, false
 		}
 		writeDetail(w, http.StatusBadRequest, "could not read the request body")

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // listenInProcess runs `agentscope args…` in this process until the test
@@ -92,4 +97,226 @@ func TestMCPTokenSchemeAnyCase(t *testing.T) {
 			}
 		}
 	}
+}
+
+// portOf is the port of a URL printed as http://HOST:PORT[/…].
+func portOf(t *testing.T, u string) string {
+	t.Helper()
+	hp := strings.TrimPrefix(u, "http://")
+	hp, _, _ = strings.Cut(hp, "/")
+	_, port, err := net.SplitHostPort(hp)
+	if err != nil {
+		t.Fatalf("%q: %v", u, err)
+	}
+	return port
+}
+
+// detailOf is the "detail" of a JSON error body ("" if there is none).
+func detailOf(body string) string {
+	var v struct {
+		Detail string `json:"detail"`
+	}
+	json.Unmarshal([]byte(body), &v)
+	return v.Detail
+}
+
+// On loopback, serve answers only its loopback names: another Host is
+// 403 {"detail"} on every route it serves, /health and /mcp included, and
+// --allow-host adds names. agentscope mcp --http answers the same way.
+func TestServeHostCheck(t *testing.T) {
+	base, _ := listenInProcess(t, "serve", "--addr", "127.0.0.1:0", "--db", t.TempDir()+"/s.db", "--allow-host", "agents.example.com")
+	mcpURL, _ := listenInProcess(t, "mcp", "--http", "127.0.0.1:0")
+	port := portOf(t, base)
+	user := []string{"X-User-ID", "me"}
+	type probe struct{ method, url, body string }
+	probes := []probe{{"GET", base + "/health", ""}, {"GET", base + "/agent/", ""}, {"POST", base + "/sessions/", `{"agent_id":"demo"}`}, {"GET", base + "/nowhere", ""}, {"POST", base + "/mcp", mcpInit}, {"POST", mcpURL, mcpInit}}
+	for _, host := range []string{"evil.example", "evil.example:" + port, "localhost.evil.example:" + port, "127.0.0.1.nip.io:" + port} {
+		for _, p := range probes {
+			hdr := append(append([]string{"Host", host, "Content-Type", "application/json"}, user...), mcpHeaders...)
+			code, _, body := send(t, p.method, p.url, p.body, hdr...)
+			if code != 403 || !strings.Contains(detailOf(body), "is not allowed") {
+				t.Errorf("%s %s with Host %q: %d %s, want 403 {\"detail\"}", p.method, p.url, host, code, body)
+			}
+		}
+	}
+	if code, _, body := send(t, "GET", base+"/sessions/?agent_id=demo", "", user...); code != 200 || !strings.Contains(body, `"total":0`) {
+		t.Fatalf("sessions after the refused creates: %d %s", code, body)
+	}
+	for _, host := range []string{"localhost:" + port, "127.0.0.1:" + port, "[::1]:" + port, "LOCALHOST", "agents.example.com", "agents.example.com:443"} {
+		if code, _, body := send(t, "GET", base+"/health", "", "Host", host); code != 200 {
+			t.Errorf("serve /health with Host %q: %d %s", host, code, body)
+		}
+		if code, _, body := send(t, "POST", base+"/mcp", mcpInit, append([]string{"Host", host}, mcpHeaders...)...); code != 200 || !strings.Contains(body, `"serverInfo"`) {
+			t.Errorf("serve /mcp with Host %q: %d %s", host, code, body)
+		}
+	}
+	for _, host := range []string{"localhost:" + portOf(t, mcpURL), "127.0.0.1"} {
+		if code, _, body := send(t, "POST", mcpURL, mcpInit, append([]string{"Host", host}, mcpHeaders...)...); code != 200 || !strings.Contains(body, `"serverInfo"`) {
+			t.Errorf("mcp --http with Host %q: %d %s", host, code, body)
+		}
+	}
+}
+
+// Off loopback (a token required), no Host is refused, on the API or on
+// /mcp, unless --allow-host names the hosts to answer; then the others
+// are 403 there too.
+func TestServeHostCheckOffLoopback(t *testing.T) {
+	open, _ := listenInProcess(t, "serve", "--addr", "0.0.0.0:0", "--db", t.TempDir()+"/s.db", "--token", "s3cret")
+	named, _ := listenInProcess(t, "serve", "--addr", "0.0.0.0:0", "--db", t.TempDir()+"/n.db", "--token", "s3cret", "--allow-host", "agents.example.com")
+	auth := []string{"Authorization", "Bearer s3cret", "X-User-ID", "me"}
+	at := func(u string) string { return "http://127.0.0.1:" + portOf(t, u) }
+	for _, host := range []string{"evil.example", "agents.example.com", "10.1.2.3:8080"} {
+		if code, _, body := send(t, "GET", at(open)+"/agent/", "", append([]string{"Host", host}, auth...)...); code != 200 {
+			t.Errorf("off loopback, Host %q: %d %s", host, code, body)
+		}
+		// The MCP SDK's own check would refuse this one: it came over the
+		// loopback interface under another name.
+		if code, _, body := send(t, "POST", at(open)+"/mcp", mcpInit, append(append([]string{"Host", host}, auth...), mcpHeaders...)...); code != 200 {
+			t.Errorf("off loopback, /mcp with Host %q: %d %s", host, code, body)
+		}
+	}
+	for host, want := range map[string]int{"agents.example.com": 200, "AGENTS.example.com:8443": 200, "localhost": 200, "evil.example": 403, "10.1.2.3:8080": 403} {
+		if code, _, body := send(t, "GET", at(named)+"/health", "", "Host", host); code != want {
+			t.Errorf("--allow-host off loopback, Host %q: %d %s, want %d", host, code, body, want)
+		}
+		if code, _, body := send(t, "POST", at(named)+"/mcp", mcpInit, append(append([]string{"Host", host}, auth...), mcpHeaders...)...); code != want {
+			t.Errorf("--allow-host off loopback, /mcp with Host %q: %d %s, want %d", host, code, body, want)
+		}
+	}
+}
+
+// trickleTo sends a POST's headers to addr, then its body one byte a
+// second, and returns how long until the server closed the connection
+// (failing after limit) and what it answered. The writer goroutine ends
+// with the connection, which is closed on return.
+func trickleTo(t *testing.T, addr, path string, limit time.Duration, hdr ...string) (time.Duration, string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	head := "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n"
+	for i := 0; i+1 < len(hdr); i += 2 {
+		head += hdr[i] + ": " + hdr[i+1] + "\r\n"
+	}
+	io.WriteString(conn, head+"\r\n")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			if _, err := conn.Write([]byte(" ")); err != nil {
+				return
+			}
+			time.Sleep(time.Second)
+		}
+	}()
+	defer func() { conn.Close(); <-done }()
+	conn.SetReadDeadline(start.Add(limit))
+	got, err := io.ReadAll(conn)
+	// A reset is a close too: the server closes with the client's bytes
+	// unread.
+	if isTimeoutErr(err) {
+		t.Fatalf("POST %s trickled: the connection is still open after %v (%v), having answered %q", path, time.Since(start), err, got)
+	}
+	return time.Since(start), string(got)
+}
+
+// serve's --read-timeout cuts a client that trickles a request body, on
+// the API (408 {"detail"}) and on /mcp, and does not cut what outlives it
+// once the request is in: an SSE stream, an MCP call's reply. Its
+// --idle-timeout closes a keep-alive connection left idle, and only then.
+func TestServeTimeouts(t *testing.T) {
+	const read, idle = time.Second, 2 * time.Second
+	base, _ := listenInProcess(t, "serve", "--addr", "127.0.0.1:0", "--db", t.TempDir()+"/s.db", "--read-timeout", read.String(), "--idle-timeout", idle.String())
+	addr := strings.TrimPrefix(base, "http://")
+
+	took, answer := trickleTo(t, addr, "/sessions/", read+4*time.Second, "X-User-ID", "me", "Content-Type", "application/json")
+	if !strings.HasPrefix(answer, "HTTP/1.1 408 ") || !strings.Contains(answer, `{"detail":`) || took < read || took > read+3*time.Second {
+		t.Errorf("API: cut after %v with %q, want 408 {\"detail\"} after about %v", took, answer, read)
+	}
+	took, answer = trickleTo(t, addr, "/mcp", read+4*time.Second, "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+	if took < read || took > read+3*time.Second {
+		t.Errorf("/mcp: cut after %v (%q), want about %v", took, answer, read)
+	}
+
+	// An SSE stream, opened on a fresh connection, outlives both bounds
+	// and then carries a run's events.
+	_, _, body := send(t, "POST", base+"/sessions/", `{"agent_id":"demo"}`, "X-User-ID", "me", "Content-Type", "application/json")
+	var created struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal([]byte(body), &created); err != nil || created.SessionID == "" {
+		t.Fatalf("create: %s", body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/sessions/"+created.SessionID+"/stream", nil)
+	req.Header.Set("X-User-ID", "me")
+	res, err := (&http.Client{Transport: &http.Transport{}}).Do(req)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("stream: %v %v", err, res)
+	}
+	defer res.Body.Close()
+	lines := make(chan string, 1024)
+	go func() { // ends when the stream does: the server's end, or cancel
+		defer close(lines)
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	time.Sleep(idle + read)
+	in := `{"agent_id":"demo","session_id":"` + created.SessionID + `","input":{"role":"user","name":"me","content":[{"type":"text","text":"What is 2+2?"}]}}`
+	if code, _, body := send(t, "POST", base+"/chat/", in, "X-User-ID", "me", "Content-Type", "application/json"); code != 200 {
+		t.Fatalf("chat: %d %s", code, body)
+	}
+	for l := range lines {
+		if strings.Contains(l, `"type":"REPLY_END"`) {
+			cancel()
+			break
+		}
+	}
+	if ctx.Err() == nil {
+		t.Fatal("the stream ended before REPLY_END")
+	}
+
+	// An MCP call whose reply takes twice the read bound gets it.
+	c := sdk.NewClient(&sdk.Implementation{Name: "edges", Version: "1"}, nil)
+	cs, err := c.Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if txt, isErr := askText(t, cs, "wait 2 seconds"); isErr || !strings.Contains(txt, "waited 2 seconds") {
+		t.Errorf("a 2 s MCP call with a 1 s read bound: %q (error %v)", txt, isErr)
+	}
+
+	// A keep-alive connection is open until idle runs out, then closed.
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	br := bufio.NewReader(conn)
+	hres, err := http.ReadResponse(br, nil)
+	if err != nil || hres.StatusCode != 200 {
+		t.Fatalf("health: %v %v", err, hres)
+	}
+	io.Copy(io.Discard, hres.Body)
+	idleFrom := time.Now()
+	conn.SetReadDeadline(idleFrom.Add(idle - 500*time.Millisecond))
+	if _, err := br.ReadByte(); !isTimeoutErr(err) {
+		t.Fatalf("the idle connection was closed before --idle-timeout: %v after %v", err, time.Since(idleFrom))
+	}
+	conn.SetReadDeadline(idleFrom.Add(idle + 3*time.Second))
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("the idle connection is still open after --idle-timeout: %v after %v", err, time.Since(idleFrom))
+	}
+}
+
+func isTimeoutErr(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
 }

@@ -23,7 +23,7 @@ import (
 func init() {
 	register("mcp", command{
 		Summary: "serve an agent as an MCP server (stdio, or streamable HTTP with --http) whose tool \"ask\" sends it a message",
-		Usage:   "[--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--mcp-timeout DURATION] [--permission-mode MODE] [--http HOST:PORT [--token TOKEN]] [-v]",
+		Usage:   "[--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--mcp-timeout DURATION] [--permission-mode MODE] [--http HOST:PORT [--token TOKEN] [--allow-host NAME]... [--read-timeout DURATION] [--idle-timeout DURATION]] [-v]",
 		Run:     runMCP,
 	})
 }
@@ -50,11 +50,16 @@ func runMCP(ctx context.Context, inv *invocation) int {
 	mcpTimeout := mcpTimeoutFlag(fs)
 	var mode modeFlag
 	fs.Var(&mode, "permission-mode", "the agent's permission `mode`: default, accept_edits, explore, bypass or dont_ask")
+	listen := addListenFlags(fs, "with --http: ")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
 	if fs.NArg() > 0 {
 		inv.Errorf("unexpected arguments %q", fs.Args())
+		return exitUsage
+	}
+	if err := listen.check(); err != nil {
+		inv.Errorf("%v", err)
 		return exitUsage
 	}
 	if *tools != "demo" && *tools != "builtin" && *tools != "none" {
@@ -95,7 +100,7 @@ func runMCP(ctx context.Context, inv *invocation) int {
 		}
 		return exitOK
 	}
-	return serveMCPHTTP(ctx, inv, srv, *httpAddr, *token, logger)
+	return serveMCPHTTP(ctx, inv, srv, *httpAddr, *token, listen, logger)
 }
 
 // agentMCPServer serves the agent of spec as an MCP server, one fresh
@@ -117,10 +122,16 @@ func agentMCPServer(spec server.Agent, name string, mode permission.Mode, logger
 
 // mcpHTTPHandler is the streamable-HTTP handler of srv behind the bearer
 // token; stop ends its requests (the streams an HTTP server's Shutdown
-// would otherwise wait for), interrupting their replies.
+// would otherwise wait for), interrupting their replies. Serve it only
+// through listenFlags.httpServer, which checks the Host header.
 func mcpHTTPHandler(srv *sdk.Server, token string) (h http.Handler, stop func()) {
 	base, stop := context.WithCancel(context.Background())
-	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	// The SDK's own Host check is off: the listener's (server.HostCheck)
+	// covers every route, /mcp among them, with one rule and one answer.
+	// The SDK's would refuse, on a listener off loopback, a request that
+	// came over the loopback interface under another name (a proxy on the
+	// same host), which serve's API answers; a token guards those.
+	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{DisableLocalhostProtection: true})
 	return requireToken(token, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
@@ -130,7 +141,7 @@ func mcpHTTPHandler(srv *sdk.Server, token string) (h http.Handler, stop func())
 	})), stop
 }
 
-func serveMCPHTTP(ctx context.Context, inv *invocation, srv *sdk.Server, addr, token string, logger *slog.Logger) int {
+func serveMCPHTTP(ctx context.Context, inv *invocation, srv *sdk.Server, addr, token string, listen *listenFlags, logger *slog.Logger) int {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		inv.Errorf("%v", err)
@@ -139,7 +150,7 @@ func serveMCPHTTP(ctx context.Context, inv *invocation, srv *sdk.Server, addr, t
 	h, stop := mcpHTTPHandler(srv, token)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	hs := listen.httpServer(mux, addr, logger)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	fmt.Fprintf(inv.Stderr, "agentscope mcp: listening on http://%s/mcp\n", ln.Addr())

@@ -24,7 +24,7 @@ import (
 func init() {
 	register("serve", command{
 		Summary: "serve agents over HTTP + SSE with durable sessions (SQLite by default, or Postgres)",
-		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--replica ID] [--lease DURATION] [--mcp-timeout DURATION] [-v] [--config FILE | [--id ID] [--model URI] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET|NAMES] [--mcp SPEC]... [--permission-mode MODE] [--max-iters N]]",
+		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--replica ID] [--lease DURATION] [--mcp-timeout DURATION] [--allow-host NAME]... [--read-timeout DURATION] [--idle-timeout DURATION] [-v] [--config FILE | [--id ID] [--model URI] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET|NAMES] [--mcp SPEC]... [--permission-mode MODE] [--max-iters N]]",
 		Run:     runServe,
 	})
 }
@@ -63,11 +63,16 @@ func runServe(ctx context.Context, inv *invocation) int {
 	var mcpSpecs specList
 	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server to the agent (repeatable): a command line or a URL, optionally prefixed `NAME=`")
 	mcpTimeout := mcpTimeoutFlag(fs)
+	listen := addListenFlags(fs, "")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
 	if fs.NArg() > 0 {
 		inv.Errorf("unexpected arguments %q", fs.Args())
+		return exitUsage
+	}
+	if err := listen.check(); err != nil {
+		inv.Errorf("%v", err)
 		return exitUsage
 	}
 	if !isLoopback(*addr) && *token == "" {
@@ -172,7 +177,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpH)
 	mux.Handle("/", srv)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	hs := listen.httpServer(mux, *addr, logger)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	var what []string

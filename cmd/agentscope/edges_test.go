@@ -7,11 +7,15 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentscope-go/agentscope/session/postgres"
+	"github.com/agentscope-go/agentscope/session/postgres/postgrestest"
 )
 
 // listenInProcess runs `agentscope args…` in this process until the test
@@ -319,4 +323,45 @@ func TestServeTimeouts(t *testing.T) {
 func isTimeoutErr(err error) bool {
 	ne, ok := err.(net.Error)
 	return ok && ne.Timeout()
+}
+
+// No password of a postgres:// URL (nor of key=value pairs) shows in what
+// serve or chat prints: not when the store cannot be reached, in the
+// error, and not in serve's "listening on … store …" line once it is.
+func TestDBPasswordNeverPrinted(t *testing.T) {
+	port := portOf(t, "http://"+freeAddr(t)) // nothing listens there now
+	for _, tc := range []struct{ db, secret string }{
+		{"postgres://agent:Zq7PlainSecret@127.0.0.1:" + port + "/app", "Zq7PlainSecret"},
+		{"postgres://agent:Zq7%40EncodedSecret@127.0.0.1:" + port + "/app", "Zq7@EncodedSecret"},
+		{"postgres://agent:Zq7%40EncodedSecret@127.0.0.1:" + port + "/app", "Zq7%40EncodedSecret"},
+		{"postgresql://agent@127.0.0.1:" + port + "/app?password=Zq7QuerySecret&sslmode=disable", "Zq7QuerySecret"},
+		{"postgres://agent:Zq7BadURLSecret@127.0.0.1:notaport/app", "Zq7BadURLSecret"},
+	} {
+		code, stdout, stderr := runIn(t, "", "serve", "--addr", "127.0.0.1:0", "--db", tc.db)
+		if code != exitFailure || !strings.Contains(stderr, "open postgres") {
+			t.Errorf("serve --db %s: exit %d, stderr %q", postgres.Redact(tc.db), code, stderr)
+		}
+		if strings.Contains(stderr+stdout, tc.secret) {
+			t.Errorf("serve printed the password %q: %s", tc.secret, stderr)
+		}
+		code, stdout, stderr = runIn(t, "", "chat", "--db", tc.db)
+		if code != exitFailure || !strings.Contains(stderr, "open postgres") {
+			t.Errorf("chat --db %s: exit %d, stderr %q", postgres.Redact(tc.db), code, stderr)
+		}
+		if strings.Contains(stderr+stdout, tc.secret) {
+			t.Errorf("chat printed the password %q: %s", tc.secret, stderr)
+		}
+	}
+
+	// A store that opens (the test server trusts every connection, so
+	// the password is only carried, never checked).
+	u, err := neturl.Parse(postgrestest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = neturl.UserPassword(u.User.Username(), "Zq7ServedSecret")
+	_, stderr := listenInProcess(t, "serve", "--addr", "127.0.0.1:0", "--db", u.String())
+	if out := stderr.String(); strings.Contains(out, "Zq7ServedSecret") || !strings.Contains(out, "store postgres://"+u.User.Username()+":xxxxx@") {
+		t.Fatalf("serve's listening line: %s", out)
+	}
 }

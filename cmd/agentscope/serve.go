@@ -136,7 +136,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	spec := agents[0]
 	store, err := openStore(ctx, *dbURL)
 	if err != nil {
-		inv.Errorf("open %s: %v", *dbURL, err)
+		inv.Errorf("%s", openStoreError(*dbURL, err))
 		return exitFailure
 	}
 	defer store.Close()
@@ -184,7 +184,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	for _, a := range agents {
 		what = append(what, "agent "+a.ID+" ("+a.Description+")")
 	}
-	fmt.Fprintf(inv.Stderr, "agentscope serve: listening on http://%s, store %s, %s\n", ln.Addr(), *dbURL, strings.Join(what, ", "))
+	fmt.Fprintf(inv.Stderr, "agentscope serve: listening on http://%s, store %s, %s\n", ln.Addr(), postgres.Redact(*dbURL), strings.Join(what, ", "))
 
 	select {
 	case err := <-served:
@@ -228,6 +228,9 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// openStore opens the store of --db. Print db, and its errors, only
+// through postgres.Redact or openStoreError: a postgres:// URL may hold a
+// password.
 func openStore(ctx context.Context, db string) (session.Store, error) {
 	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
 		return postgres.Open(ctx, postgres.Config{URL: db})
@@ -242,4 +245,13 @@ func serveAgent(uri, baseURL, system, name, tools string, logger *slog.Logger, s
 	s := agentSpec{Model: uri, BaseURL: baseURL, SystemPrompt: system, Name: name}
 	s.Tools, _ = json.Marshal(tools)
 	return s.build(logger, servers...)
+}
+
+// openStoreError is the message of openStore's error for db, without
+// db's passwords: those of a Postgres error are gone already (postgres.Open
+// takes them out), and db itself, wherever the error quotes it (a SQLite
+// error quotes the path), is shown redacted.
+func openStoreError(db string, err error) string {
+	shown := postgres.Redact(db)
+	return "open " + shown + ": " + strings.ReplaceAll(err.Error(), db, shown)
 }

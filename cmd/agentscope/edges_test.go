@@ -227,7 +227,7 @@ func trickleTo(t *testing.T, addr, path string, limit time.Duration, hdr ...stri
 }
 
 // serve's --read-timeout cuts a client that trickles a request body, on
-// the API (408 {"detail"}) and on /mcp, and does not cut what outlives it
+// the API (408 {"detail"}) and on /mcp, or its headers, and does not cut what outlives it
 // once the request is in: an SSE stream, an MCP call's reply. Its
 // --idle-timeout closes a keep-alive connection left idle, and only then.
 func TestServeTimeouts(t *testing.T) {
@@ -243,6 +243,31 @@ func TestServeTimeouts(t *testing.T) {
 	if took < read || took > read+3*time.Second {
 		t.Errorf("/mcp: cut after %v (%q), want about %v", took, answer, read)
 	}
+
+	// Headers trickled are cut too.
+	hconn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hconn.Close()
+	hstart := time.Now()
+	io.WriteString(hconn, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+	hdone := make(chan struct{})
+	go func() { // ends with the connection
+		defer close(hdone)
+		for {
+			if _, err := hconn.Write([]byte("a")); err != nil {
+				return
+			}
+			time.Sleep(time.Second)
+		}
+	}()
+	hconn.SetReadDeadline(hstart.Add(read + 4*time.Second))
+	if _, err := io.ReadAll(hconn); isTimeoutErr(err) || time.Since(hstart) > read+3*time.Second {
+		t.Errorf("headers trickled: still open after %v (%v)", time.Since(hstart), err)
+	}
+	hconn.Close()
+	<-hdone
 
 	// An SSE stream, opened on a fresh connection, outlives both bounds
 	// and then carries a run's events.

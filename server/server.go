@@ -84,9 +84,9 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// DefaultMaxStreams is Config.MaxStreams's zero value: about 60 MiB of
-// streams' buffers and goroutine stacks, and within the file descriptors
-// a process gets by default.
+// DefaultMaxStreams is Config.MaxStreams's zero value. Each stream holds
+// a 32 KiB write buffer, net/http's read and write buffers and two
+// goroutines' stacks: some 50 MiB for this many, and as many descriptors.
 const DefaultMaxStreams = 1024
 
 // Agent is one agent the server offers.

@@ -215,3 +215,22 @@ func TestToken(t *testing.T) {
 		t.Fatalf("health: %d", r.code)
 	}
 }
+
+// The scheme of "Authorization: Bearer <token>" is matched without regard
+// to case (RFC 7235 §2.1), on the API and on /metrics; the token is not.
+func TestTokenSchemeAnyCase(t *testing.T) {
+	e := newEnv(t, nil, func(c *server.Config) { c.Token = "s3cret" })
+	for _, h := range []string{"bearer s3cret", "BEARER s3cret", "bEaReR  s3cret"} {
+		if r := e.do("GET", "/agent/", user, "", "Authorization", h); r.code != 200 {
+			t.Errorf("%q on /agent/: %d %s", h, r.code, r.body)
+		}
+		if r := e.do("GET", "/metrics", "-", "", "Authorization", h); r.code != 200 {
+			t.Errorf("%q on /metrics: %d %s", h, r.code, r.body)
+		}
+	}
+	for _, h := range []string{"bearer S3CRET", "Basic s3cret", "Bearers3cret", "s3cret"} {
+		if r := e.do("GET", "/agent/", user, "", "Authorization", h); r.code != 401 || r.json(t)["detail"] == nil {
+			t.Errorf("%q on /agent/: %d %s, want 401", h, r.code, r.body)
+		}
+	}
+}

@@ -67,6 +67,21 @@
 // hand out again, so the leftovers are closed under a lease freed and
 // taken anew (a new epoch).
 //
+// # The listener's edges
+//
+// A Server bounds what it holds: a body (Config.MaxBodyBytes), the SSE
+// clients of a session (Config.MaxStreamClients, 429 beyond) and of the
+// whole process (Config.MaxStreams, 503 with Retry-After beyond, so that
+// many sessions cannot add up to unbounded connections and buffers). What
+// only the listener knows is the listener's: HostCheck refuses a Host that
+// is not a loopback name or an allowed one (the defence against DNS
+// rebinding where no token is needed), and http.Server.ReadTimeout bounds
+// the reading of a request, a body that does not arrive in time being
+// 408. ReadTimeout does not cut a long answer: net/http lifts the read
+// deadline once the request's body is read, which the tests hold it to
+// for an SSE stream and for a reply that outlives it. agentscope serve
+// does all of this, with an IdleTimeout for keep-alive connections.
+//
 // # Metrics
 //
 // GET /metrics serves Prometheus metrics in the text exposition format:

@@ -34,6 +34,11 @@ type envOpts struct {
 	// the server accepts, so a client that stops reading holds up the
 	// server's writes after a few KiB rather than after megabytes.
 	connBuffer int
+	// hosts, when not nil, puts the server behind server.HostCheck with
+	// these hosts.
+	hosts []string
+	// readTimeout is the listener's http.Server.ReadTimeout.
+	readTimeout time.Duration
 }
 
 // newEnvWith is newEnv with the options of o.
@@ -61,7 +66,12 @@ func newEnvWith(t testing.TB, o envOpts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.hs = httptest.NewUnstartedServer(e.srv)
+	var h http.Handler = e.srv
+	if o.hosts != nil {
+		h = server.HostCheck(h, o.hosts...)
+	}
+	e.hs = httptest.NewUnstartedServer(h)
+	e.hs.Config.ReadTimeout = o.readTimeout
 	if o.connBuffer > 0 {
 		e.hs.Config.ConnState = func(c net.Conn, s http.ConnState) {
 			if tc, ok := c.(*net.TCPConn); ok && s == http.StateNew {

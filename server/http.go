@@ -3,14 +3,15 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 
+	"github.com/agentscope-go/agentscope/internal/bearer"
 	"github.com/agentscope-go/agentscope/session"
 )
 
@@ -88,8 +89,7 @@ func (s *Server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
 	if s.cfg.Token == "" {
 		return true
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
+	if !bearer.Match(r.Header.Get("Authorization"), s.cfg.Token) {
 		w.Header().Set("WWW-Authenticate", "Bearer")
 		writeDetail(w, http.StatusUnauthorized, "Not authenticated")
 		return false
@@ -130,7 +130,8 @@ func writeInvalid(w http.ResponseWriter, loc []any, typ, msg string) {
 
 // readJSON reads the body of a JSON request into raw fields. A wrong
 // content type, malformed JSON or a non-object is a 422; an oversize body
-// a 413. It reports whether the handler may go on.
+// a 413, one cut by the listener's read deadline a 408. It reports
+// whether the handler may go on.
 func readJSON(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
@@ -142,6 +143,12 @@ func readJSON(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessag
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeDetail(w, http.StatusRequestEntityTooLarge, "Request body too large")
+			return nil, false
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// The listener's read deadline (http.Server.ReadTimeout) ran
+			// out: a client trickling its body.
+			writeDetail(w, http.StatusRequestTimeout, "the request body did not arrive in time")
 			return nil, false
 		}
 		writeDetail(w, http.StatusBadRequest, "could not read the request body")

@@ -50,10 +50,26 @@ type hub struct {
 	// events are large; the bytes are what memory is made of.
 	budget int64
 
+	// maxTotal bounds the subscribers of all sessions together (0: no
+	// bound): each holds a connection, a goroutine and its buffers, and
+	// the per-session bound alone lets a user open many sessions.
+	maxTotal int
+
 	mu     sync.Mutex
 	closed bool
 	topics map[session.Key]map[*subscriber]struct{}
+	total  int // subscribers over all topics
 }
+
+// subscribeRefusal says why subscribe gave no subscriber.
+type subscribeRefusal int
+
+const (
+	subscribed    subscribeRefusal = iota
+	refusedClosed                  // the hub is closed (shutdown)
+	refusedTopic                   // the session has its maximum
+	refusedTotal                   // the process has maxTotal
+)
 
 // subscriber is one SSE client's queue. When it is full the client is cut
 // (gone is closed) rather than the queue grown.
@@ -83,22 +99,28 @@ func newHub(buffer int) *hub {
 	return &hub{buffer: buffer, topics: map[session.Key]map[*subscriber]struct{}{}}
 }
 
-// subscribe adds a subscriber to k unless k already has max of them or the
-// hub is closed (nil).
-func (h *hub) subscribe(k session.Key, max int) *subscriber {
+// subscribe adds a subscriber to k unless the hub is closed, k already
+// has max of them or the hub maxTotal; then it is nil, and why says which.
+func (h *hub) subscribe(k session.Key, max int) (sub *subscriber, why subscribeRefusal) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed || len(h.topics[k]) >= max {
-		return nil
+	switch {
+	case h.closed:
+		return nil, refusedClosed
+	case len(h.topics[k]) >= max:
+		return nil, refusedTopic
+	case h.maxTotal > 0 && h.total >= h.maxTotal:
+		return nil, refusedTotal
 	}
 	subs := h.topics[k]
 	if subs == nil {
 		subs = map[*subscriber]struct{}{}
 		h.topics[k] = subs
 	}
-	sub := &subscriber{ch: make(chan []frame, h.buffer), gone: make(chan struct{})}
+	sub = &subscriber{ch: make(chan []frame, h.buffer), gone: make(chan struct{})}
 	subs[sub] = struct{}{}
-	return sub
+	h.total++
+	return sub, subscribed
 }
 
 // unsubscribe removes sub (it may have been removed already).
@@ -115,6 +137,7 @@ func (h *hub) drop(k session.Key, sub *subscriber) {
 		return
 	}
 	delete(subs, sub)
+	h.total--
 	if len(subs) == 0 {
 		delete(h.topics, k)
 	}

@@ -14,7 +14,8 @@ func TestHubCutsSubscriberOverByteBudget(t *testing.T) {
 	h := newHub(1000)
 	h.budget = 10 << 10
 	k := session.Key{UserID: "u", SessionID: "s"}
-	slow, fast := h.subscribe(k, 10), h.subscribe(k, 10)
+	slow, _ := h.subscribe(k, 10)
+	fast, _ := h.subscribe(k, 10)
 	big := bytes.Repeat([]byte("x"), 3<<10) // a frame of about 3 KiB
 	seq := int64(0)
 	next := func(n int) []frame {
@@ -69,7 +70,7 @@ func TestHubCutsSubscriberOverByteBudget(t *testing.T) {
 func TestHubWithoutByteBudget(t *testing.T) {
 	h := newHub(4)
 	k := session.Key{UserID: "u", SessionID: "s"}
-	sub := h.subscribe(k, 1)
+	sub, _ := h.subscribe(k, 1)
 	for i := range 4 {
 		h.publish(k, []frame{sized(int64(i+1), bytes.Repeat([]byte("x"), 1<<20))})
 	}

@@ -12,7 +12,8 @@ import (
 func TestHubCutsSlowSubscriber(t *testing.T) {
 	h := newHub(2)
 	k := session.Key{UserID: "u", SessionID: "s"}
-	slow, fast := h.subscribe(k, 10), h.subscribe(k, 10)
+	slow, _ := h.subscribe(k, 10)
+	fast, _ := h.subscribe(k, 10)
 	for i := range 3 {
 		h.publish(k, newFrames(int64(i+1), []json.RawMessage{json.RawMessage(`{}`)}))
 		<-fast.ch
@@ -34,13 +35,50 @@ func TestHubCutsSlowSubscriber(t *testing.T) {
 	if f := <-fast.ch; f[0].seq != 4 {
 		t.Fatalf("fast got %d", f[0].seq)
 	}
-	if h.subscribe(k, 1) != nil {
+	if sub, why := h.subscribe(k, 1); sub != nil || why != refusedTopic {
 		t.Fatal("a subscriber beyond the limit was accepted")
 	}
 	h.closeAll()
 	<-fast.gone
-	if h.subscribe(k, 10) != nil {
+	if sub, why := h.subscribe(k, 10); sub != nil || why != refusedClosed {
 		t.Fatal("subscribed to a closed hub")
+	}
+}
+
+// The process-wide bound counts the subscribers of every session, and a
+// subscriber gone (left, cut or its session closed) frees its slot.
+func TestHubTotalBound(t *testing.T) {
+	h := newHub(1)
+	h.maxTotal = 2
+	a, b, c := session.Key{UserID: "u", SessionID: "a"}, session.Key{UserID: "u", SessionID: "b"}, session.Key{UserID: "v", SessionID: "c"}
+	sa, _ := h.subscribe(a, 10)
+	sb, _ := h.subscribe(b, 10)
+	if sa == nil || sb == nil {
+		t.Fatal("refused within the bound")
+	}
+	if sub, why := h.subscribe(c, 10); sub != nil || why != refusedTotal {
+		t.Fatalf("a third subscriber: %v %v", sub, why)
+	}
+	h.unsubscribe(a, sa)
+	h.unsubscribe(a, sa) // twice frees one slot only
+	sc, _ := h.subscribe(c, 10)
+	if sc == nil {
+		t.Fatal("a slot freed by unsubscribe was not taken again")
+	}
+	if sub, _ := h.subscribe(a, 10); sub != nil {
+		t.Fatal("unsubscribing twice freed two slots")
+	}
+	// Cut for falling behind (a buffer of one batch): the slot is freed.
+	h.publish(b, newFrames(1, []json.RawMessage{json.RawMessage(`{}`)}))
+	h.publish(b, newFrames(2, []json.RawMessage{json.RawMessage(`{}`)}))
+	<-sb.gone
+	sa, _ = h.subscribe(a, 10)
+	if sa == nil {
+		t.Fatal("a slot freed by a cut was not taken again")
+	}
+	h.closeTopic(c)
+	if sub, _ := h.subscribe(b, 10); sub == nil {
+		t.Fatal("a slot freed by closeTopic was not taken again")
 	}
 }
 

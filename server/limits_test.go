@@ -158,6 +158,64 @@ func TestStreamClientLimit(t *testing.T) {
 	}
 }
 
+// One SSE stream beyond MaxStreams in the process, whichever session and
+// user it is for, is refused with 503 {"detail"} and Retry-After; the open
+// streams and the other routes go on, and a stream that ends frees its
+// slot.
+func TestStreamProcessLimit(t *testing.T) {
+	e := newEnv(t, []scripted.Turn{textTurn}, func(c *server.Config) { c.MaxStreams = 2; c.MaxStreamClients = 10 })
+	sid, other := e.createSession(), e.createSession()
+	a := e.openStream(sid, "")
+	e.openStream(other, "")
+	bob := e.do("POST", "/sessions/", "bob", `{"agent_id":"a1"}`).json(t)["session_id"].(string)
+	req, _ := http.NewRequest("GET", e.hs.URL+"/sessions/"+bob+"/stream", nil)
+	req.Header.Set("X-User-ID", "bob")
+	// A stream let through would not end: the deadline makes that a
+	// failure, not a hang.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	res, err := e.hs.Client().Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	var detail map[string]any
+	if res.StatusCode != 503 || res.Header.Get("Retry-After") == "" || json.Unmarshal(body, &detail) != nil || detail["detail"] == nil {
+		t.Fatalf("a third stream: %d %q %s, want 503 with Retry-After and a detail", res.StatusCode, res.Header.Get("Retry-After"), body)
+	}
+	// The same session's second client is refused too: the bound is the
+	// process's, not a session's.
+	if r := e.do("GET", "/sessions/"+sid+"/stream", user, ""); r.code != 503 {
+		t.Fatalf("a second client of a streamed session: %d %s", r.code, r.body)
+	}
+	// Nothing else is affected: a run starts, and its events reach the
+	// open stream.
+	if r := e.chat(sid, userMsg("hi")); r.code != 200 {
+		t.Fatal(r.body)
+	}
+	checkSeqs(t, a.until(event.TypeReplyEnd), 1)
+	if r := e.do("GET", "/sessions/"+bob+"/status", "bob", ""); r.code != 200 {
+		t.Fatalf("status: %d %s", r.code, r.body)
+	}
+	// The server frees the slot when it sees the connection gone.
+	a.close()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		res, err := e.hs.Client().Do(req.Clone(context.Background()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode == 200 {
+			break
+		}
+		if res.StatusCode != 503 || time.Now().After(deadline) {
+			t.Fatalf("after a stream ended: %d", res.StatusCode)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // The body limit is the message limit: a message that fits in a body is
 // taken and stored whole; one that does not is 413 and stores nothing.
 func TestBodyLimitIsTheMessageLimit(t *testing.T) {

@@ -58,6 +58,13 @@ type Config struct {
 	// MaxStreamClients bounds the SSE clients of one session (0: 256);
 	// one more is 429.
 	MaxStreamClients int
+	// MaxStreams bounds the SSE streams open at once in this process, over
+	// every session and user (0: DefaultMaxStreams); one more is 503
+	// {"detail"} with Retry-After, and a stream that ends frees its slot.
+	// Each stream holds a connection, a goroutine and a 32 KiB write
+	// buffer, and MaxStreamClients alone bounds none of it, since a user
+	// may open many sessions.
+	MaxStreams int
 	// SubscriberBuffer is how many event batches (each at most 256
 	// events) an SSE client may fall behind before the server cuts it
 	// (0: 256). A cut client reconnects with Last-Event-ID and loses
@@ -76,6 +83,11 @@ type Config struct {
 	// Logger receives the server's errors and warnings (nil: slog.Default()).
 	Logger *slog.Logger
 }
+
+// DefaultMaxStreams is Config.MaxStreams's zero value. Each stream holds
+// a 32 KiB write buffer, net/http's read and write buffers and two
+// goroutines' stacks: some 50 MiB for this many, and as many descriptors.
+const DefaultMaxStreams = 1024
 
 // Agent is one agent the server offers.
 type Agent struct {
@@ -170,6 +182,9 @@ func New(cfg Config) (*Server, error) {
 	if s.cfg.MaxStreamClients <= 0 {
 		s.cfg.MaxStreamClients = 256
 	}
+	if s.cfg.MaxStreams <= 0 {
+		s.cfg.MaxStreams = DefaultMaxStreams
+	}
 	if s.cfg.SubscriberBuffer <= 0 {
 		s.cfg.SubscriberBuffer = 256
 	}
@@ -185,6 +200,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.hub = newHub(s.cfg.SubscriberBuffer)
 	s.hub.budget = s.cfg.SubscriberBufferBytes
+	s.hub.maxTotal = s.cfg.MaxStreams
 	s.metrics = newMetrics()
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.routes()

@@ -44,13 +44,19 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, user string) {
 	if !ok {
 		return
 	}
-	sub := s.hub.subscribe(k, s.cfg.MaxStreamClients)
-	if sub == nil {
-		if s.isClosed() {
-			writeDetail(w, http.StatusServiceUnavailable, "server is shutting down")
-		} else {
-			writeDetail(w, http.StatusTooManyRequests, "too many stream clients on this session")
-		}
+	sub, why := s.hub.subscribe(k, s.cfg.MaxStreamClients)
+	switch why {
+	case refusedClosed:
+		writeDetail(w, http.StatusServiceUnavailable, "server is shutting down")
+		return
+	case refusedTopic:
+		writeDetail(w, http.StatusTooManyRequests, "too many stream clients on this session")
+		return
+	case refusedTotal:
+		// The server's load, not this client's doing: 503, and a hint to
+		// come back, as the streams of others end.
+		w.Header().Set("Retry-After", "1")
+		writeDetail(w, http.StatusServiceUnavailable, "too many streams open on this server")
 		return
 	}
 	defer s.hub.unsubscribe(k, sub)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/server"
+	"github.com/agentscope-go/agentscope/session/postgres"
 	"github.com/agentscope-go/agentscope/stamp"
 )
 
@@ -117,7 +118,10 @@ const inProcessLease = 5 * time.Second
 // Without a lock it is a fresh id; release is then a no-op.
 func chatOwner(db string) (owner string, release func()) {
 	host, _ := os.Hostname()
-	key := db
+	// Redacted: the key's hash names lock files and, in the owner, the
+	// store's leases, where a hash of a password could be guessed at
+	// offline; and a password does not tell one database from another.
+	key := postgres.Redact(db)
 	if !strings.HasPrefix(db, "postgres://") && !strings.HasPrefix(db, "postgresql://") {
 		if abs, err := filepath.Abs(db); err == nil {
 			key = abs
@@ -162,7 +166,7 @@ func startInProcess(ctx context.Context, inv *invocation, cfg *chatConfig, db, c
 	store, err := openStore(ctx, db)
 	if err != nil {
 		closeMCP()
-		inv.Errorf("open %s: %v", db, err)
+		inv.Errorf("%s", openStoreError(db, err))
 		return nil, exitFailure
 	}
 	owner, releaseOwner := chatOwner(db)

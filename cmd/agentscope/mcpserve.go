@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/internal/bearer"
 	"github.com/agentscope-go/agentscope/mcp"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/server"
@@ -23,7 +23,7 @@ import (
 func init() {
 	register("mcp", command{
 		Summary: "serve an agent as an MCP server (stdio, or streamable HTTP with --http) whose tool \"ask\" sends it a message",
-		Usage:   "[--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--mcp-timeout DURATION] [--permission-mode MODE] [--sandbox MODE [--sandbox-network]] [--http HOST:PORT [--token TOKEN]] [-v]",
+		Usage:   "[--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--mcp-timeout DURATION] [--permission-mode MODE] [--sandbox MODE [--sandbox-network]] [--http HOST:PORT [--token TOKEN] [--allow-host NAME]... [--read-timeout DURATION] [--idle-timeout DURATION]] [-v]",
 		Run:     runMCP,
 	})
 }
@@ -51,11 +51,16 @@ func runMCP(ctx context.Context, inv *invocation) int {
 	var mode modeFlag
 	fs.Var(&mode, "permission-mode", "the agent's permission `mode`: default, accept_edits, explore, bypass or dont_ask")
 	sandbox := sandboxFlags(fs, "", "")
+	listen := addListenFlags(fs, "with --http: ")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
 	if fs.NArg() > 0 {
 		inv.Errorf("unexpected arguments %q", fs.Args())
+		return exitUsage
+	}
+	if err := listen.check(); err != nil {
+		inv.Errorf("%v", err)
 		return exitUsage
 	}
 	if *tools != "demo" && *tools != "builtin" && *tools != "none" {
@@ -96,7 +101,7 @@ func runMCP(ctx context.Context, inv *invocation) int {
 		}
 		return exitOK
 	}
-	return serveMCPHTTP(ctx, inv, srv, *httpAddr, *token, logger)
+	return serveMCPHTTP(ctx, inv, srv, *httpAddr, *token, listen, logger)
 }
 
 // agentMCPServer serves the agent of spec as an MCP server, one fresh
@@ -118,10 +123,16 @@ func agentMCPServer(spec server.Agent, name string, mode permission.Mode, logger
 
 // mcpHTTPHandler is the streamable-HTTP handler of srv behind the bearer
 // token; stop ends its requests (the streams an HTTP server's Shutdown
-// would otherwise wait for), interrupting their replies.
+// would otherwise wait for), interrupting their replies. Serve it only
+// through listenFlags.httpServer, which checks the Host header.
 func mcpHTTPHandler(srv *sdk.Server, token string) (h http.Handler, stop func()) {
 	base, stop := context.WithCancel(context.Background())
-	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	// The SDK's own Host check is off: the listener's (server.HostCheck)
+	// covers every route, /mcp among them, with one rule and one answer.
+	// The SDK's would refuse, on a listener off loopback, a request that
+	// came over the loopback interface under another name (a proxy on the
+	// same host), which serve's API answers; a token guards those.
+	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{DisableLocalhostProtection: true})
 	return requireToken(token, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
@@ -131,7 +142,7 @@ func mcpHTTPHandler(srv *sdk.Server, token string) (h http.Handler, stop func())
 	})), stop
 }
 
-func serveMCPHTTP(ctx context.Context, inv *invocation, srv *sdk.Server, addr, token string, logger *slog.Logger) int {
+func serveMCPHTTP(ctx context.Context, inv *invocation, srv *sdk.Server, addr, token string, listen *listenFlags, logger *slog.Logger) int {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		inv.Errorf("%v", err)
@@ -140,7 +151,7 @@ func serveMCPHTTP(ctx context.Context, inv *invocation, srv *sdk.Server, addr, t
 	h, stop := mcpHTTPHandler(srv, token)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	hs := listen.httpServer(mux, addr, logger)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	fmt.Fprintf(inv.Stderr, "agentscope mcp: listening on http://%s/mcp\n", ln.Addr())
@@ -169,9 +180,8 @@ func requireToken(token string, h http.Handler) http.Handler {
 	if token == "" {
 		return h
 	}
-	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		if !bearer.Match(r.Header.Get("Authorization"), token) {
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return

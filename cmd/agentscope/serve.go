@@ -24,7 +24,7 @@ import (
 func init() {
 	register("serve", command{
 		Summary: "serve agents over HTTP + SSE with durable sessions (SQLite by default, or Postgres)",
-		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--replica ID] [--lease DURATION] [--mcp-timeout DURATION] [-v] [--config FILE | [--id ID] [--model URI] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET|NAMES] [--mcp SPEC]... [--permission-mode MODE] [--max-iters N]] [--sandbox MODE [--sandbox-network]]",
+		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--replica ID] [--lease DURATION] [--mcp-timeout DURATION] [--allow-host NAME]... [--read-timeout DURATION] [--idle-timeout DURATION] [-v] [--config FILE | [--id ID] [--model URI] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET|NAMES] [--mcp SPEC]... [--permission-mode MODE] [--max-iters N]] [--sandbox MODE [--sandbox-network]]",
 		Run:     runServe,
 	})
 }
@@ -64,11 +64,16 @@ func runServe(ctx context.Context, inv *invocation) int {
 	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server to the agent (repeatable): a command line or a URL, optionally prefixed `NAME=`")
 	mcpTimeout := mcpTimeoutFlag(fs)
 	sandbox := sandboxFlags(fs, "", "; with --config, for every agent with Bash that names no sandbox")
+	listen := addListenFlags(fs, "")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
 	if fs.NArg() > 0 {
 		inv.Errorf("unexpected arguments %q", fs.Args())
+		return exitUsage
+	}
+	if err := listen.check(); err != nil {
+		inv.Errorf("%v", err)
 		return exitUsage
 	}
 	if !isLoopback(*addr) && *token == "" {
@@ -137,7 +142,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	spec := agents[0]
 	store, err := openStore(ctx, *dbURL)
 	if err != nil {
-		inv.Errorf("open %s: %v", *dbURL, err)
+		inv.Errorf("%s", openStoreError(*dbURL, err))
 		return exitFailure
 	}
 	defer store.Close()
@@ -178,14 +183,14 @@ func runServe(ctx context.Context, inv *invocation) int {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpH)
 	mux.Handle("/", srv)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	hs := listen.httpServer(mux, *addr, logger)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	var what []string
 	for _, a := range agents {
 		what = append(what, "agent "+a.ID+" ("+a.Description+")")
 	}
-	fmt.Fprintf(inv.Stderr, "agentscope serve: listening on http://%s, store %s, %s\n", ln.Addr(), *dbURL, strings.Join(what, ", "))
+	fmt.Fprintf(inv.Stderr, "agentscope serve: listening on http://%s, store %s, %s\n", ln.Addr(), postgres.Redact(*dbURL), strings.Join(what, ", "))
 
 	select {
 	case err := <-served:
@@ -229,6 +234,9 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// openStore opens the store of --db. Print db, and its errors, only
+// through postgres.Redact or openStoreError: a postgres:// URL may hold a
+// password.
 func openStore(ctx context.Context, db string) (session.Store, error) {
 	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
 		return postgres.Open(ctx, postgres.Config{URL: db})
@@ -250,4 +258,13 @@ func serveAgent(uri, baseURL, system, name, tools string, sandbox *sandboxOpts, 
 		s = specs[0]
 	}
 	return s.build(logger, servers...)
+}
+
+// openStoreError is the message of openStore's error for db, without
+// db's passwords: those of a Postgres error are gone already (postgres.Open
+// takes them out), and db itself, wherever the error quotes it (a SQLite
+// error quotes the path), is shown redacted.
+func openStoreError(db string, err error) string {
+	shown := postgres.Redact(db)
+	return "open " + shown + ": " + strings.ReplaceAll(err.Error(), db, shown)
 }

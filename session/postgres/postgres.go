@@ -48,12 +48,22 @@ type Store struct {
 
 var _ session.Store = (*Store)(nil)
 
-// Open connects and brings the schema to the latest version.
+// Open connects and brings the schema to the latest version. Its errors
+// never hold Config.URL's passwords (see Redact), whatever the driver's
+// errors hold.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return open(ctx, cfg, math.MaxInt)
 }
 
 func open(ctx context.Context, cfg Config, version int) (*Store, error) {
+	pws := secrets(cfg.URL)
+	s, err := openWith(ctx, cfg, version, &pws)
+	return s, redactError(err, pws)
+}
+
+// openWith is open; it adds to pws the password the parsed URL gives
+// (its own, $PGPASSWORD's or a .pgpass file's).
+func openWith(ctx context.Context, cfg Config, version int, pws *[]string) (*Store, error) {
 	s := &Store{pool: cfg.Pool, now: check.Clock(cfg.Now), ids: cfg.IDs}
 	if s.ids == nil {
 		s.ids = stamp.Default
@@ -66,6 +76,7 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: postgres: %v", session.ErrInvalid, err)
 		}
+		*pws = append(*pws, pc.ConnConfig.Password)
 		s.pool, err = pgxpool.NewWithConfig(ctx, pc)
 		if err != nil {
 			return nil, fmt.Errorf("postgres: connect: %w", err)

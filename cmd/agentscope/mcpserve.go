@@ -125,6 +125,10 @@ func agentMCPServer(spec server.Agent, name string, mode permission.Mode, logger
 // token; stop ends its requests (the streams an HTTP server's Shutdown
 // would otherwise wait for), interrupting their replies. Serve it only
 // through listenFlags.httpServer, which checks the Host header.
+// mcpSessionIdle is how long an MCP session over HTTP may stay idle
+// (a variable so a test may shorten it).
+var mcpSessionIdle = 30 * time.Minute
+
 func mcpHTTPHandler(srv *sdk.Server, token string) (h http.Handler, stop func()) {
 	base, stop := context.WithCancel(context.Background())
 	// The SDK's own Host check is off: the listener's (server.HostCheck)
@@ -132,7 +136,9 @@ func mcpHTTPHandler(srv *sdk.Server, token string) (h http.Handler, stop func())
 	// The SDK's would refuse, on a listener off loopback, a request that
 	// came over the loopback interface under another name (a proxy on the
 	// same host), which serve's API answers; a token guards those.
-	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{DisableLocalhostProtection: true})
+	// An idle MCP session is closed after mcpSessionIdle: a client that
+	// opens sessions and walks away may not hold them for ever.
+	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{DisableLocalhostProtection: true, SessionTimeout: mcpSessionIdle})
 	return requireToken(token, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -101,5 +103,46 @@ func TestMCPCommandUnattended(t *testing.T) {
 	}
 	if code, stderr := wait(); code != exitOK {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// An idle MCP session over HTTP is closed: a client that walks away does
+// not hold it for ever; a new session works.
+func TestMCPHTTPIdleSessionClosed(t *testing.T) {
+	defer func(d time.Duration) { mcpSessionIdle = d }(mcpSessionIdle)
+	mcpSessionIdle = 300 * time.Millisecond
+	spec, err := serveAgent("", "", "", "assistant", "demo", nil, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := agentMCPServer(spec, "assistant", "", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, stop := mcpHTTPHandler(srv, "")
+	defer stop()
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	connect := func() *sdk.ClientSession {
+		c := sdk.NewClient(&sdk.Implementation{Name: "idle-test", Version: "1"}, nil)
+		cs, err := c.Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: hs.URL, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	cs := connect()
+	defer cs.Close()
+	if _, err := cs.ListTools(t.Context(), nil); err != nil {
+		t.Fatalf("a fresh session: %v", err)
+	}
+	time.Sleep(time.Second)
+	if _, err := cs.ListTools(t.Context(), nil); err == nil {
+		t.Fatal("an idle session still answers")
+	}
+	fresh := connect()
+	defer fresh.Close()
+	if _, err := fresh.ListTools(t.Context(), nil); err != nil {
+		t.Fatalf("a new session after: %v", err)
 	}
 }

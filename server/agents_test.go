@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/agentscope-go/agentscope/engine"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/server"
@@ -116,7 +117,7 @@ func TestAgentLifecycle(t *testing.T) {
 	}
 
 	// Another server on the same store (a restart) serves the agent.
-	srv2, err := server.New(server.Config{Store: e.store, Agents: []server.Agent{{ID: "a1", Name: "assistant", New: e.newAgent, Derive: e.deriveAgent}},
+	srv2, err := server.New(server.Config{Engine: engine.Config{Store: e.store, Agents: []engine.Agent{{ID: "a1", Name: "assistant", New: e.newAgent, Derive: e.deriveAgent}}},
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentscope-go/agentscope/engine"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model/scripted"
@@ -109,10 +110,10 @@ func TestDeathAtTheRunsEnd(t *testing.T) {
 			d := &dyingStore{afterCommit: after, died: make(chan struct{})}
 			turn := scripted.Stream(scripted.Text("Hello"), scripted.Text(" world"))
 			e := newEnv(t, []scripted.Turn{turn}, func(c *server.Config) {
-				d.Store = c.Store
-				c.Store = d
-				c.LeaseTTL = time.Second
-				c.RescueInterval = -1
+				d.Store = c.Engine.Store
+				c.Engine.Store = d
+				c.Engine.LeaseTTL = time.Second
+				c.Engine.RescueInterval = -1
 			})
 			sid := e.createSession()
 			if r := e.chat(sid, userMsg("hi")); r.code != 200 {
@@ -139,8 +140,8 @@ func TestDeathAtTheRunsEnd(t *testing.T) {
 					time.Sleep(20 * time.Millisecond)
 				}
 			}
-			other, err := server.New(server.Config{Store: d.Store, Owner: "other", LeaseTTL: time.Second, RescueInterval: -1,
-				Agents: []server.Agent{{ID: "a1", Name: "assistant", New: e.newAgent}}, Logger: slog.New(slog.DiscardHandler)})
+			other, err := server.New(server.Config{Engine: engine.Config{Store: d.Store, Owner: "other", LeaseTTL: time.Second, RescueInterval: -1,
+				Agents: []engine.Agent{{ID: "a1", Name: "assistant", New: e.newAgent}}}, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/engine"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/server"
 	"github.com/agentscope-go/agentscope/session/sqlite"
@@ -57,7 +58,7 @@ func newEnvWith(t testing.TB, o envOpts) *env {
 	if o.external {
 		build = e.newExternalAgent
 	}
-	cfg := server.Config{Store: st, Agents: []server.Agent{{ID: "a1", Name: "assistant", Description: "test agent", New: build}},
+	cfg := server.Config{Engine: engine.Config{Store: st, Agents: []engine.Agent{{ID: "a1", Name: "assistant", Description: "test agent", New: build}}},
 		Heartbeat: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)}
 	if o.edit != nil {
 		o.edit(&cfg)

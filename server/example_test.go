@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/engine"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/server"
 	"github.com/agentscope-go/agentscope/session/memory"
@@ -20,10 +21,12 @@ import (
 func ExampleNew() {
 	m := scripted.New("scripted", []scripted.Turn{scripted.Stream(scripted.Text("Hi there!"))})
 	srv, err := server.New(server.Config{
-		Store: memory.New(memory.Config{}),
-		Agents: []server.Agent{{ID: "helper", Name: "assistant", New: func(st *state.AgentState) (*agent.Agent, error) {
-			return agent.New(agent.Config{Name: "assistant", Model: m, State: st, RuntimeState: agent.RuntimeStateConfig{Disabled: true}})
-		}}},
+		Engine: engine.Config{
+			Store: memory.New(memory.Config{}),
+			Agents: []engine.Agent{{ID: "helper", Name: "assistant", New: func(st *state.AgentState) (*agent.Agent, error) {
+				return agent.New(agent.Config{Name: "assistant", Model: m, State: st, RuntimeState: agent.RuntimeStateConfig{Disabled: true}})
+			}}},
+		},
 		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
@@ -91,7 +94,7 @@ func readAll(res *http.Response) string {
 // the base's model and tools.
 func ExampleAgent_derive() {
 	m := scripted.New("scripted", []scripted.Turn{scripted.Stream(scripted.Text("Brief."))})
-	derive := func(st *state.AgentState, o server.Overrides) (*agent.Agent, error) {
+	derive := func(st *state.AgentState, o engine.Overrides) (*agent.Agent, error) {
 		cfg := agent.Config{Name: "assistant", Model: m, State: st, SystemPrompt: "Be helpful.", RuntimeState: agent.RuntimeStateConfig{Disabled: true}}
 		if o.Name != "" {
 			cfg.Name = o.Name
@@ -102,9 +105,11 @@ func ExampleAgent_derive() {
 		return agent.New(cfg)
 	}
 	srv, err := server.New(server.Config{
-		Store: memory.New(memory.Config{}),
-		Agents: []server.Agent{{ID: "base", Name: "assistant", Derive: derive,
-			New: func(st *state.AgentState) (*agent.Agent, error) { return derive(st, server.Overrides{}) }}},
+		Engine: engine.Config{
+			Store: memory.New(memory.Config{}),
+			Agents: []engine.Agent{{ID: "base", Name: "assistant", Derive: derive,
+				New: func(st *state.AgentState) (*agent.Agent, error) { return derive(st, engine.Overrides{}) }}},
+		},
 		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {

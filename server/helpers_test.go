@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/engine"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/server"
@@ -77,7 +78,7 @@ func newEnv(t testing.TB, turns []scripted.Turn, edit func(*server.Config)) *env
 	t.Helper()
 	st := openStore(t)
 	e := &env{t: t, store: st, model: scripted.New("scripted", turns), waiting: make(chan struct{}, 16)}
-	cfg := server.Config{Store: st, Agents: []server.Agent{{ID: "a1", Name: "assistant", Description: "test agent", New: e.newAgent, Derive: e.deriveAgent}},
+	cfg := server.Config{Engine: engine.Config{Store: st, Agents: []engine.Agent{{ID: "a1", Name: "assistant", Description: "test agent", New: e.newAgent, Derive: e.deriveAgent}}},
 		Heartbeat: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)}
 	if edit != nil {
 		edit(&cfg)
@@ -100,11 +101,11 @@ func newEnv(t testing.TB, turns []scripted.Turn, edit func(*server.Config)) *env
 }
 
 func (e *env) newAgent(st *state.AgentState) (*agent.Agent, error) {
-	return e.deriveAgent(st, server.Overrides{})
+	return e.deriveAgent(st, engine.Overrides{})
 }
 
 // deriveAgent is the test agent with a user's agent's settings.
-func (e *env) deriveAgent(st *state.AgentState, o server.Overrides) (*agent.Agent, error) {
+func (e *env) deriveAgent(st *state.AgentState, o engine.Overrides) (*agent.Agent, error) {
 	note, err := tool.Func("save_note", "Save a note.", func(ctx context.Context, in struct {
 		Text string `json:"text"`
 	}) (string, error) {

@@ -9,8 +9,10 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
+	"github.com/agentscope-go/agentscope/engine"
 	"github.com/agentscope-go/agentscope/internal/bearer"
 	"github.com/agentscope-go/agentscope/session"
 )
@@ -185,19 +187,54 @@ func isNull(raw json.RawMessage) bool {
 	return len(t) == 0 || string(t) == "null"
 }
 
-// storeError maps a store error to the reference's codes.
-func (s *Server) storeError(w http.ResponseWriter, err error) {
+// fail answers an error of the engine with its code: the engine's kinds
+// (engine.ErrNotFound 404, ErrBusy 409, ErrForbidden 403, ErrTooMany 429,
+// ErrUnavailable 503, ErrInterrupted 409), an *engine.InputError 422
+// (with FastAPI's detail list when it names a field), the store's
+// invalid input 422, and anything else 500.
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	var ee *engine.Error
+	var ie *engine.InputError
 	switch {
-	case errors.Is(err, session.ErrNotFound):
-		writeDetail(w, http.StatusNotFound, "Session not found")
+	case errors.As(err, &ie):
+		if ie.Field != "" {
+			loc := append([]any{"body"}, anySlice(strings.Split(ie.Field, "."))...)
+			writeInvalid(w, loc, "value_error", ie.Reason)
+			return
+		}
+		writeDetail(w, http.StatusUnprocessableEntity, ie.Reason)
+	case errors.As(err, &ee):
+		code := http.StatusInternalServerError
+		switch ee.Kind {
+		case engine.ErrNotFound:
+			code = http.StatusNotFound
+		case engine.ErrBusy, engine.ErrInterrupted:
+			code = http.StatusConflict
+		case engine.ErrForbidden:
+			code = http.StatusForbidden
+		case engine.ErrTooMany:
+			code = http.StatusTooManyRequests
+		case engine.ErrUnavailable:
+			code = http.StatusServiceUnavailable
+			if ee.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(ee.RetryAfter))
+			}
+		}
+		writeDetail(w, code, ee.Detail)
 	case errors.Is(err, session.ErrInvalid):
 		writeDetail(w, http.StatusUnprocessableEntity, err.Error())
-	case errors.Is(err, session.ErrLeased), errors.Is(err, session.ErrConflict):
-		writeDetail(w, http.StatusConflict, "Session is running")
 	case errors.Is(err, context.Canceled):
 		writeDetail(w, http.StatusServiceUnavailable, "request cancelled")
 	default:
-		s.log.Error("server: store", "err", err)
+		s.log.Error("server: engine", "err", err)
 		writeDetail(w, http.StatusInternalServerError, "internal error")
 	}
+}
+
+func anySlice(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, v := range ss {
+		out[i] = v
+	}
+	return out
 }

@@ -32,9 +32,9 @@ func TestSlowClientCutAndReconnect(t *testing.T) {
 	}{
 		// 200 deltas of 4 KiB: the batch count (256) is never reached,
 		// only the byte budget cuts.
-		{"bytes", func(c *server.Config) { c.SubscriberBufferBytes = 64 << 10 }},
+		{"bytes", func(c *server.Config) { c.Engine.SubscriberBufferBytes = 64 << 10 }},
 		// No byte budget to speak of: only the batch count cuts.
-		{"batches", func(c *server.Config) { c.SubscriberBuffer = 4; c.SubscriberBufferBytes = 1 << 30 }},
+		{"batches", func(c *server.Config) { c.Engine.SubscriberBuffer = 4; c.Engine.SubscriberBufferBytes = 1 << 30 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var steps []scripted.Step
@@ -122,7 +122,7 @@ func TestSlowClientCutAndReconnect(t *testing.T) {
 // {"detail"}; other sessions are not affected, and a slot freed by a
 // client that left is taken again.
 func TestStreamClientLimit(t *testing.T) {
-	e := newEnv(t, []scripted.Turn{textTurn}, func(c *server.Config) { c.MaxStreamClients = 2 })
+	e := newEnv(t, []scripted.Turn{textTurn}, func(c *server.Config) { c.Engine.MaxStreamClients = 2 })
 	sid, other := e.createSession(), e.createSession()
 	a := e.openStream(sid, "")
 	b := e.openStream(sid, "")
@@ -163,7 +163,7 @@ func TestStreamClientLimit(t *testing.T) {
 // streams and the other routes go on, and a stream that ends frees its
 // slot.
 func TestStreamProcessLimit(t *testing.T) {
-	e := newEnv(t, []scripted.Turn{textTurn}, func(c *server.Config) { c.MaxStreams = 2; c.MaxStreamClients = 10 })
+	e := newEnv(t, []scripted.Turn{textTurn}, func(c *server.Config) { c.Engine.MaxStreams = 2; c.Engine.MaxStreamClients = 10 })
 	sid, other := e.createSession(), e.createSession()
 	a := e.openStream(sid, "")
 	e.openStream(other, "")

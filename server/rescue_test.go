@@ -25,7 +25,7 @@ func TestRescueDeadRun(t *testing.T) {
 	var sid, replyID string
 	e := newEnv(t, []scripted.Turn{textTurn}, func(c *server.Config) {
 		ctx := context.Background()
-		st := c.Store
+		st := c.Engine.Store
 		rec, err := st.CreateSession(ctx, session.NewSession{UserID: user, AgentID: "a1"})
 		if err != nil {
 			t.Fatal(err)
@@ -136,7 +136,7 @@ func (g *gatedStore) WriteRun(ctx context.Context, k session.Key, w session.RunW
 // so a replay cannot show a confirmation the store does not hold yet.
 func TestParkEventLoggedAfterState(t *testing.T) {
 	g := &gatedStore{entered: make(chan struct{}, 1), gate: make(chan struct{})}
-	e := newEnv(t, []scripted.Turn{noteTurn}, func(c *server.Config) { g.Store = c.Store; c.Store = g })
+	e := newEnv(t, []scripted.Turn{noteTurn}, func(c *server.Config) { g.Store = c.Engine.Store; c.Engine.Store = g })
 	var once sync.Once
 	open := func() { once.Do(func() { close(g.gate) }) }
 	t.Cleanup(open) // before the server's Close, so a failure cannot hang it
@@ -191,7 +191,7 @@ func (f endFailingStore) WriteRun(ctx context.Context, k session.Key, w session.
 // stored one by one: the state, the reply, the input done, the lease
 // freed, then the held-back events logged and published.
 func TestRunEndStoredPartByPart(t *testing.T) {
-	e := newEnv(t, []scripted.Turn{scripted.Stream(scripted.Text("Hi."))}, func(c *server.Config) { c.Store = endFailingStore{c.Store} })
+	e := newEnv(t, []scripted.Turn{scripted.Stream(scripted.Text("Hi."))}, func(c *server.Config) { c.Engine.Store = endFailingStore{c.Engine.Store} })
 	sid := e.createSession()
 	s := e.openStream(sid, "")
 	if r := e.chat(sid, userMsg("hi")); r.code != 200 {
@@ -233,21 +233,21 @@ func TestRescueOwnLeasesAtStart(t *testing.T) {
 	var mine, theirs session.Key
 	e := newEnv(t, []scripted.Turn{textTurn}, func(c *server.Config) {
 		ctx := context.Background()
-		c.Owner = "serve@host/127.0.0.1:8080"
-		c.RescueInterval = -1 // only the rescue at start
+		c.Engine.Owner = "serve@host/127.0.0.1:8080"
+		c.Engine.RescueInterval = -1 // only the rescue at start
 		dead := func(owner string) session.Key {
-			rec, err := c.Store.CreateSession(ctx, session.NewSession{UserID: user, AgentID: "a1"})
+			rec, err := c.Engine.Store.CreateSession(ctx, session.NewSession{UserID: user, AgentID: "a1"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			k := session.Key{UserID: user, SessionID: rec.ID}
-			if _, err := c.Store.AcquireLease(ctx, k, owner, time.Hour); err != nil {
+			if _, err := c.Engine.Store.AcquireLease(ctx, k, owner, time.Hour); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.Store.EnqueueInput(ctx, k, json.RawMessage("["+userMsg("wait")+"]")); err != nil {
+			if _, err := c.Engine.Store.EnqueueInput(ctx, k, json.RawMessage("["+userMsg("wait")+"]")); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.Store.ClaimInput(ctx, k, owner); err != nil {
+			if _, err := c.Engine.Store.ClaimInput(ctx, k, owner); err != nil {
 				t.Fatal(err)
 			}
 			rid := "r" + rec.ID[1:]
@@ -261,12 +261,12 @@ func TestRescueOwnLeasesAtStart(t *testing.T) {
 				event.Stamp(ev, nil)
 				batch = append(batch, event.Marshal(ev))
 			}
-			if _, err := c.Store.AppendEvents(ctx, k, batch); err != nil {
+			if _, err := c.Engine.Store.AppendEvents(ctx, k, batch); err != nil {
 				t.Fatal(err)
 			}
 			return k
 		}
-		mine, theirs = dead(c.Owner), dead("another-replica")
+		mine, theirs = dead(c.Engine.Owner), dead("another-replica")
 	})
 	ctx := context.Background()
 	// New has returned: the rescue is done, nothing to wait for.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentscope-go/agentscope/engine"
 	"io"
 	"log/slog"
 	"os"
@@ -20,7 +21,6 @@ import (
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/provider"
 	"github.com/agentscope-go/agentscope/permission"
-	"github.com/agentscope-go/agentscope/server"
 	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
 	"github.com/agentscope-go/agentscope/tool/builtin"
@@ -286,9 +286,9 @@ func newTools(names []string, cfg builtin.Config) ([]tool.Tool, error) {
 // build makes the server's agent: the model is made (and checked) once
 // and shared, each run gets a fresh toolkit with the MCP servers' tools as
 // they are then. servers are the agent's connected MCP servers.
-func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (server.Agent, error) {
+func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (engine.Agent, error) {
 	if err := s.check(); err != nil {
-		return server.Agent{}, err
+		return engine.Agent{}, err
 	}
 	names, _ := s.toolNames()
 	toolCfg := s.builtinConfig()
@@ -296,7 +296,7 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (server.A
 		// Refused here, the agent never starts; later, every command of
 		// its Bash would be.
 		if err := builtin.CheckSandbox(); err != nil {
-			return server.Agent{}, fmt.Errorf("sandbox: %w", err)
+			return engine.Agent{}, fmt.Errorf("sandbox: %w", err)
 		}
 	}
 	name := s.Name
@@ -304,7 +304,7 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (server.A
 		name = "assistant"
 	}
 	var m model.ChatModel
-	spec := server.Agent{ID: s.ID, Name: name, Description: s.Description}
+	spec := engine.Agent{ID: s.ID, Name: name, Description: s.Description}
 	if s.Model == "" || s.Model == demo.Name {
 		m = demo.New(demo.WithDelay(15 * time.Millisecond))
 		if spec.ID == "" {
@@ -333,7 +333,7 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (server.A
 	if s.PermissionMode != "" {
 		mode, _ = permission.ParseMode(s.PermissionMode)
 	}
-	spec.Derive = func(st *state.AgentState, o server.Overrides) (*agent.Agent, error) {
+	spec.Derive = func(st *state.AgentState, o engine.Overrides) (*agent.Agent, error) {
 		ts, err := newTools(names, toolCfg)
 		if err != nil {
 			return nil, err
@@ -368,14 +368,14 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (server.A
 		return a, err
 	}
 	derive := spec.Derive
-	spec.New = func(st *state.AgentState) (*agent.Agent, error) { return derive(st, server.Overrides{}) }
+	spec.New = func(st *state.AgentState) (*agent.Agent, error) { return derive(st, engine.Overrides{}) }
 	return spec, nil
 }
 
 // buildAgents connects each agent's MCP servers (with mcpBase's timeout
 // and reporting) and builds the agents; close stops every MCP server
 // started. Errors start with where(i), the place agent i was given.
-func buildAgents(ctx context.Context, specs []agentSpec, where func(i int) string, mcpBase mcpSetup, logger *slog.Logger) (agents []server.Agent, close func(), err error) {
+func buildAgents(ctx context.Context, specs []agentSpec, where func(i int) string, mcpBase mcpSetup, logger *slog.Logger) (agents []engine.Agent, close func(), err error) {
 	var closers []func()
 	close = func() {
 		for _, c := range closers {

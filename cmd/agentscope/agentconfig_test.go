@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/agentscope-go/agentscope/engine"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -51,7 +52,7 @@ func TestServeConfigExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Store: store, Agents: agents, Logger: logger})
+	srv, err := server.New(server.Config{Engine: engine.Config{Store: store, Agents: agents}, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestServeFlagAgent(t *testing.T) {
 	if a.ID != "mine" || a.Name != "helper" || !strings.HasPrefix(a.Description, "DEMO") {
 		t.Fatalf("agent %+v", a)
 	}
-	for _, o := range []server.Overrides{{}, {Name: "other", SystemPrompt: "p", MaxIters: 7}} {
+	for _, o := range []engine.Overrides{{}, {Name: "other", SystemPrompt: "p", MaxIters: 7}} {
 		ag, err := a.Derive(nil, o)
 		if err != nil {
 			t.Fatal(err)

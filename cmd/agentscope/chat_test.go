@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/engine"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/server"
 	"github.com/agentscope-go/agentscope/session/sqlite"
@@ -49,7 +50,7 @@ func startAPIServerWith(t *testing.T, token string, wrap func(http.Handler) http
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Store: store, Agents: []server.Agent{spec}, Token: token, Logger: logger})
+	srv, err := server.New(server.Config{Engine: engine.Config{Store: store, Agents: []engine.Agent{spec}}, Token: token, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

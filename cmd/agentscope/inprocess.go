@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/agentscope-go/agentscope/engine"
 	"io"
 	"log/slog"
 	"net/http"
@@ -170,7 +171,7 @@ func startInProcess(ctx context.Context, inv *invocation, cfg *chatConfig, db, c
 		return nil, exitFailure
 	}
 	owner, releaseOwner := chatOwner(db)
-	srv, err := server.New(server.Config{Store: store, Agents: agents, Owner: owner, LeaseTTL: inProcessLease, Logger: logger})
+	srv, err := server.New(server.Config{Engine: engine.Config{Store: store, Agents: agents, Owner: owner, LeaseTTL: inProcessLease}, Logger: logger})
 	if err != nil {
 		releaseOwner()
 		store.Close()

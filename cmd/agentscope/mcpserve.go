@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentscope-go/agentscope/engine"
 	"io"
 	"log/slog"
 	"net"
@@ -17,7 +18,6 @@ import (
 	"github.com/agentscope-go/agentscope/internal/bearer"
 	"github.com/agentscope-go/agentscope/mcp"
 	"github.com/agentscope-go/agentscope/permission"
-	"github.com/agentscope-go/agentscope/server"
 )
 
 func init() {
@@ -106,7 +106,7 @@ func runMCP(ctx context.Context, inv *invocation) int {
 
 // agentMCPServer serves the agent of spec as an MCP server, one fresh
 // agent per tool call, in mode ("": the default mode).
-func agentMCPServer(spec server.Agent, name string, mode permission.Mode, logger *slog.Logger) (*sdk.Server, error) {
+func agentMCPServer(spec engine.Agent, name string, mode permission.Mode, logger *slog.Logger) (*sdk.Server, error) {
 	return mcp.NewServer(mcp.ServerConfig{
 		Name:        "agentscope",
 		Description: "Send a message to the agent " + name + " (" + spec.Description + ") and get its reply.",

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/agentscope-go/agentscope/engine"
 	"log/slog"
 	"net"
 	"net/http"
@@ -161,9 +162,8 @@ func runServe(ctx context.Context, inv *invocation) int {
 		owner = "serve@" + host + "/" + ln.Addr().String()
 	}
 	srv, err := server.New(server.Config{
-		Store: store, Agents: agents, Token: *token,
-		Owner:    owner,
-		LeaseTTL: *lease, Version: strings.TrimPrefix(versionLine(version, debug.ReadBuildInfo), "agentscope "), Logger: logger,
+		Engine: engine.Config{Store: store, Agents: agents, Owner: owner, LeaseTTL: *lease},
+		Token:  *token, Version: strings.TrimPrefix(versionLine(version, debug.ReadBuildInfo), "agentscope "), Logger: logger,
 	})
 	if err != nil {
 		ln.Close()
@@ -247,13 +247,13 @@ func openStore(ctx context.Context, db string) (session.Store, error) {
 // serveAgent is the agent the server offers, from serve's agent flags: on
 // the model of uri, or the demo agent when uri is empty. tools is a set or
 // a comma list of tool names; sandbox is --sandbox (nil: none).
-func serveAgent(uri, baseURL, system, name, tools string, sandbox *sandboxOpts, logger *slog.Logger, servers ...*mcp.Client) (server.Agent, error) {
+func serveAgent(uri, baseURL, system, name, tools string, sandbox *sandboxOpts, logger *slog.Logger, servers ...*mcp.Client) (engine.Agent, error) {
 	s := agentSpec{Model: uri, BaseURL: baseURL, SystemPrompt: system, Name: name}
 	s.Tools, _ = json.Marshal(tools)
 	if sandbox != nil {
 		specs := []agentSpec{s}
 		if err := sandbox.applyTo(specs); err != nil {
-			return server.Agent{}, err
+			return engine.Agent{}, err
 		}
 		s = specs[0]
 	}

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net/http"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -25,7 +24,7 @@ const maxBatch = 256
 
 // run is one reply run of one session in this process.
 type run struct {
-	s      *Server
+	e      *Engine
 	key    session.Key
 	spec   *Agent
 	cancel context.CancelFunc
@@ -44,7 +43,7 @@ type run struct {
 	// end, after the run, rather than at the run's start.
 	over atomic.Bool
 
-	in       runInput
+	in       Input
 	inputID  int64
 	st       *state.AgentState
 	version  int64
@@ -55,126 +54,129 @@ type run struct {
 	meter runMeter
 }
 
-// startError is a run that could not start, with its HTTP answer.
-type startError struct {
-	code int
-	msg  string
-}
-
-func (e *startError) Error() string { return e.msg }
-
-var errRunning = &startError{http.StatusConflict, "Session is running"}
-
 // startRun claims the session and starts a run for in; it returns once the
 // run has emitted its first event (nil), or failed before any (the state
 // unchanged). A run that emits nothing (an interrupt with nothing parked)
 // also returns nil.
-func (s *Server) startRun(key session.Key, spec *Agent, in runInput) error {
-	ctx := s.base
-	r := &run{s: s, key: key, spec: spec, in: in, done: make(chan struct{}), started: make(chan error, 1), renewEnd: make(chan struct{})}
+//
+// There is one way in: the store's StartRun, one transaction that takes
+// the lease, queues the input already claimed and reads the state. When a
+// dead run left inputs behind, StartRun takes nothing else; the leftovers
+// are closed as the rescue closes them (rescue.go, ending with the one
+// finish every run ends with, which frees the lease), and StartRun is
+// tried again, now with nothing pending.
+func (e *Engine) startRun(key session.Key, spec *Agent, in Input) error {
+	ctx := e.base
+	r := &run{e: e, key: key, spec: spec, in: in, done: make(chan struct{}), started: make(chan error, 1), renewEnd: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(ctx)
-	s.mu.Lock()
-	for {
-		prev := s.runs[key]
-		switch {
-		case s.closed:
-			s.mu.Unlock()
-			return &startError{http.StatusServiceUnavailable, "server is shutting down"}
-		case prev != nil && prev.closing.Load():
-			// The previous run has stored everything and is logging its
-			// last events: queue behind it rather than refuse.
-			s.mu.Unlock()
-			<-prev.done
-			s.mu.Lock()
-			continue
-		case prev != nil:
-			s.mu.Unlock()
-			return errRunning
-		}
-		break
-	}
-	s.runs[key] = r
-	s.runsWG.Add(1)
-	s.mu.Unlock()
-
-	fail := func(err error, leased bool) error {
-		if leased {
-			if rerr := s.store.ReleaseLease(context.WithoutCancel(ctx), key, s.cfg.Owner); rerr != nil {
-				s.log.Warn("server: release lease", "session", key.SessionID, "err", rerr)
-			}
-		}
+	if err := e.register(r); err != nil {
 		r.cancel()
-		s.mu.Lock()
-		delete(s.runs, key)
-		s.mu.Unlock()
-		close(r.done)
-		s.runsWG.Done()
 		return err
 	}
-	// One transaction takes the lease, queues the input already claimed
-	// and reads the state; when it fails, it has taken nothing.
+	fail := func(err error, leased bool) error {
+		if leased {
+			if rerr := e.store.ReleaseLease(context.WithoutCancel(ctx), key, e.cfg.Owner); rerr != nil {
+				e.log.Warn("engine: release lease", "session", key.SessionID, "err", rerr)
+			}
+		}
+		e.unregister(r)
+		return err
+	}
 	payload := in.marshal()
-	rs, err := s.store.StartRun(ctx, key, s.cfg.Owner, s.cfg.LeaseTTL, payload)
-	if err != nil {
-		if errors.Is(err, session.ErrLeased) {
-			return fail(errRunning, false)
-		}
-		return fail(err, false)
-	}
-	claimed, st := rs.Input, rs.State
-	if rs.Pending > 0 {
-		// A dead run's leftovers are closed before anything new runs on
-		// the session, then the input is queued and claimed the long way.
-		if err := s.recoverLeftovers(ctx, key); err != nil {
-			return fail(err, true)
-		}
-		queued, err := s.store.EnqueueInput(ctx, key, payload)
+	var rs session.RunStart
+	for attempt := 0; ; attempt++ {
+		var err error
+		rs, err = e.store.StartRun(ctx, key, e.cfg.Owner, e.cfg.LeaseTTL, payload)
 		if err != nil {
-			return fail(err, true)
+			if errors.Is(err, session.ErrLeased) {
+				return fail(errRunning, false)
+			}
+			return fail(err, false)
 		}
-		if claimed, err = s.store.ClaimInput(ctx, key, s.cfg.Owner); err != nil {
-			return fail(err, true)
+		if rs.Pending == 0 {
+			break
 		}
-		if claimed.ID != queued.ID {
-			return fail(fmt.Errorf("server: claimed input %d, queued %d", claimed.ID, queued.ID), true)
+		if attempt > 0 {
+			// Inputs keep arriving from elsewhere: another process runs
+			// the session after all.
+			return fail(errRunning, true)
 		}
-		if st, err = s.store.LoadState(ctx, key); err != nil {
-			s.completeInput(key, claimed.ID)
+		if err := e.closeLeftovers(ctx, key); err != nil {
 			return fail(err, true)
 		}
 	}
-	r.inputID = claimed.ID
-	r.version = st.Version
-	if st.JSON == nil {
+	r.inputID = rs.Input.ID
+	r.version = rs.State.Version
+	if rs.State.JSON == nil {
 		r.st = state.New(nil)
 		r.st.SessionID = key.SessionID
-	} else if r.st, err = state.Decode(st.JSON, nil); err != nil {
-		s.completeInput(key, r.inputID)
-		return fail(fmt.Errorf("server: stored state: %w", err), true)
+	} else {
+		var err error
+		if r.st, err = state.Decode(rs.State.JSON, nil); err != nil {
+			e.completeInput(key, r.inputID)
+			return fail(fmt.Errorf("engine: stored state: %w", err), true)
+		}
 	}
 	go r.renew()
 	go r.exec()
 	return <-r.started
 }
 
-func (s *Server) completeInput(key session.Key, id int64) {
-	if err := s.store.CompleteInput(context.Background(), key, id); err != nil {
-		s.log.Warn("server: complete input", "session", key.SessionID, "input", id, "err", err)
+// register makes r the session's run in this process: it waits for a
+// previous run that is only storing its end, and refuses one that still
+// runs (errRunning) or a shutdown.
+func (e *Engine) register(r *run) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for {
+		prev := e.runs[r.key]
+		switch {
+		case e.closed:
+			return errShuttingDown
+		case prev != nil && prev.closing.Load():
+			// The previous run has stored everything and is logging its
+			// last events: queue behind it rather than refuse.
+			e.mu.Unlock()
+			<-prev.done
+			e.mu.Lock()
+			continue
+		case prev != nil:
+			return errRunning
+		}
+		e.runs[r.key] = r
+		e.runsWG.Add(1)
+		return nil
+	}
+}
+
+// unregister ends r's tenure as the session's run.
+func (e *Engine) unregister(r *run) {
+	r.cancel()
+	e.mu.Lock()
+	delete(e.runs, r.key)
+	e.mu.Unlock()
+	close(r.done)
+	e.runsWG.Done()
+}
+
+func (e *Engine) completeInput(key session.Key, id int64) {
+	if err := e.store.CompleteInput(context.Background(), key, id); err != nil {
+		e.log.Warn("engine: complete input", "session", key.SessionID, "input", id, "err", err)
 	}
 }
 
 // renew keeps the lease while the run lasts; a lease lost to another owner
 // interrupts the run.
 func (r *run) renew() {
-	t := time.NewTicker(r.s.cfg.LeaseTTL / 3)
+	t := time.NewTicker(r.e.cfg.LeaseTTL / 3)
 	defer t.Stop()
 	for {
 		select {
 		case <-r.renewEnd:
 			return
 		case <-t.C:
-			if _, err := r.s.store.RenewLease(context.WithoutCancel(r.ctx), r.key, r.s.cfg.Owner, r.s.cfg.LeaseTTL); err != nil {
-				r.s.log.Error("server: renew lease", "session", r.key.SessionID, "err", err)
+			if _, err := r.e.store.RenewLease(context.WithoutCancel(r.ctx), r.key, r.e.cfg.Owner, r.e.cfg.LeaseTTL); err != nil {
+				r.e.log.Error("engine: renew lease", "session", r.key.SessionID, "err", err)
 				if errors.Is(err, session.ErrNotHeld) {
 					r.cancel()
 				}
@@ -196,14 +198,14 @@ func (r *run) checkResume() error {
 		return nil
 	}
 	if r.st.HasAwaitingToolCalls(r.spec.Name) && rid != r.st.Reply.ReplyID {
-		return &startError{http.StatusUnprocessableEntity, fmt.Sprintf("reply_id %q is not the parked reply (%q)", rid, r.st.Reply.ReplyID)}
+		return &InputError{Reason: fmt.Sprintf("reply_id %q is not the parked reply (%q)", rid, r.st.Reply.ReplyID)}
 	}
 	return nil
 }
 
 // exec runs the reply, then persists it and frees the session.
 func (r *run) exec() {
-	s := r.s
+	e := r.e
 	bg := context.WithoutCancel(r.ctx)
 	w := newWriter(r)
 	var (
@@ -225,17 +227,17 @@ func (r *run) exec() {
 		if !first {
 			// Counted before the last events go out: whoever sees them
 			// sees the run counted.
-			s.metrics.runEnded(r.key, &r.meter)
+			e.metrics.runEnded(r.key, &r.meter)
 		}
 		r.finish(bg, ag, !first, held)
-		s.mu.Lock()
-		delete(s.runs, r.key)
-		s.mu.Unlock()
+		e.mu.Lock()
+		delete(e.runs, r.key)
+		e.mu.Unlock()
 		if first {
 			r.started <- startErr
 		}
 		close(r.done)
-		s.runsWG.Done()
+		e.runsWG.Done()
 	}()
 	if err := r.checkResume(); err != nil {
 		startErr = err
@@ -243,7 +245,7 @@ func (r *run) exec() {
 	}
 	var err error
 	if ag, err = r.spec.New(r.st); err != nil {
-		startErr = fmt.Errorf("server: build agent %s: %w", r.spec.ID, err)
+		startErr = fmt.Errorf("engine: build agent %s: %w", r.spec.ID, err)
 		return
 	}
 	var seq iter.Seq2[event.Event, error]
@@ -260,7 +262,7 @@ func (r *run) exec() {
 	for ev, err := range seq {
 		if err != nil {
 			if first {
-				startErr = err
+				startErr = asInputError(err)
 				return
 			}
 			if open {
@@ -268,7 +270,7 @@ func (r *run) exec() {
 				event.Stamp(end, nil)
 				r.out(w, end)
 			}
-			s.log.Warn("server: reply failed", "session", r.key.SessionID, "reply", replyID, "err", err)
+			e.log.Warn("engine: reply failed", "session", r.key.SessionID, "reply", replyID, "err", err)
 			return
 		}
 		if first {
@@ -326,10 +328,10 @@ func (r *run) fold(ev event.Event) {
 	}
 	if r.reply != nil {
 		if err := r.reply.AppendEvent(ev); err != nil {
-			r.s.log.Debug("server: fold", "session", r.key.SessionID, "type", ev.Type(), "err", err)
+			r.e.log.Debug("engine: fold", "session", r.key.SessionID, "type", ev.Type(), "err", err)
 		}
 	}
-	r.meter.observe(r.s.metrics, ev)
+	r.meter.observe(r.e.metrics, ev)
 }
 
 // begin runs at the run's first event and writes the first batch itself,
@@ -366,13 +368,13 @@ func (r *run) begin(ctx context.Context, first event.Event, w *writer) error {
 	for i, ev := range batch {
 		js[i] = w.encode(ev)
 	}
-	written, err := r.s.store.WriteRun(ctx, r.key, session.RunWrite{Messages: msgs, Events: js})
+	written, err := r.e.store.WriteRun(ctx, r.key, session.RunWrite{Messages: msgs, Events: js})
 	if err != nil {
 		return err
 	}
 	if len(js) > 0 {
 		r.firstSeq.CompareAndSwap(0, written.First)
-		r.s.hub.publish(r.key, newFrames(written.First, js))
+		r.e.hub.publish(r.key, newBatch(written.First, js))
 		// The subscribers just woken get the CPU before the agent goes on:
 		// with a fast model this goroutine would otherwise run the whole
 		// reply before they write the first event to their clients.
@@ -392,7 +394,7 @@ func (r *run) begin(ctx context.Context, first event.Event, w *writer) error {
 // storedReply returns the transcript's message of a parked reply (its
 // tail), or an empty one to fold into.
 func (r *run) storedReply(ctx context.Context, id string) *message.Msg {
-	page, err := r.s.store.ListMessages(ctx, r.key, session.MessageQuery{Limit: 4})
+	page, err := r.e.store.ListMessages(ctx, r.key, session.MessageQuery{Limit: 4})
 	if err == nil {
 		for i := len(page.Messages) - 1; i >= 0; i-- {
 			if m := page.Messages[i]; m.ID == id {
@@ -408,52 +410,82 @@ func (r *run) storedReply(ctx context.Context, id string) *message.Msg {
 }
 
 // finish stores what the run leaves — the state, the reply's message, its
-// input done, the lease freed and the events held back — in one
-// transaction, then publishes those events: whoever sees them, live or in
-// a replay, finds the reply stored and the session free. ran is false for
-// a run that emitted nothing (then only its input and lease are settled).
+// input done, the lease freed and the events held back — with the one
+// finish every run ends with. ran is false for a run that emitted nothing
+// (then only its input and lease are settled).
 func (r *run) finish(ctx context.Context, ag *agent.Agent, ran bool, held []json.RawMessage) {
-	s := r.s
-	wr := session.RunWrite{Done: r.inputID, Release: s.cfg.Owner, Events: held}
+	end := runEnd{done: r.inputID, events: held}
 	if ran {
 		if st, err := ag.State(); err != nil {
-			s.log.Error("server: state after run", "session", r.key.SessionID, "err", err)
+			r.e.log.Error("engine: state after run", "session", r.key.SessionID, "err", err)
 		} else {
-			wr.State, wr.StateVersion = st.AppendJSON(nil), r.version
+			end.state, end.version = st.AppendJSON(nil), r.version
 		}
-		if r.reply != nil {
-			wr.Messages = []session.Message{{ID: r.reply.ID, JSON: r.reply.AppendJSON(nil)}}
+		end.reply = r.reply
+	}
+	// Stored: a stream opened from now on starts after the run (set
+	// before the last events are published, or a stream opened right
+	// after them would replay the finished run).
+	end.stored = func() { r.over.Store(true) }
+	r.e.finishRun(ctx, r.key, end)
+}
+
+// runEnd is what a run leaves behind, for finishRun.
+type runEnd struct {
+	state   json.RawMessage // nil: the state is left as it is
+	version int64           // the version state replaces
+	reply   *message.Msg    // the reply's message for the transcript, or nil
+	done    int64           // the input the run answered (0: none)
+	events  []json.RawMessage
+	// stored, when set, is called once the end is stored, before its
+	// events are published.
+	stored func()
+}
+
+// finishRun is the end of every run, and of the rescue of a dead one: the
+// state, the reply, the input done, the lease freed and the last events,
+// in one transaction, then those events published — whoever sees them,
+// live or in a replay, finds the reply stored and the session free. When
+// the transaction fails (a state saved meanwhile, a lease lost), what can
+// be stored is stored part by part, in the same order.
+func (e *Engine) finishRun(ctx context.Context, key session.Key, end runEnd) {
+	wr := session.RunWrite{Done: end.done, Release: e.cfg.Owner, Events: end.events, State: end.state, StateVersion: end.version}
+	if end.reply != nil {
+		wr.Messages = []session.Message{{ID: end.reply.ID, JSON: end.reply.AppendJSON(nil)}}
+	}
+	stored := func() {
+		if end.stored != nil {
+			end.stored()
 		}
 	}
-	written, err := s.store.WriteRun(ctx, r.key, wr)
+	written, err := e.store.WriteRun(ctx, key, wr)
 	if err == nil {
-		// Stored: a stream opened from now on starts after the run.
-		r.over.Store(true)
-		if len(held) > 0 {
-			s.hub.publish(r.key, newFrames(written.First, held))
+		stored()
+		if len(end.events) > 0 {
+			e.hub.publish(key, newBatch(written.First, end.events))
 		}
 		return
 	}
-	// One part failed (a state saved meanwhile, a lease lost): store
-	// what can be, each on its own, in the same order.
-	s.log.Warn("server: store the run's end", "session", r.key.SessionID, "err", err)
+	e.log.Warn("engine: store the run's end", "session", key.SessionID, "err", err)
 	if wr.State != nil {
-		if _, err := s.store.SaveState(ctx, r.key, wr.StateVersion, wr.State); err != nil {
-			s.log.Error("server: save state", "session", r.key.SessionID, "err", err)
+		if _, err := e.store.SaveState(ctx, key, wr.StateVersion, wr.State); err != nil {
+			e.log.Error("engine: save state", "session", key.SessionID, "err", err)
 		}
 	}
 	if len(wr.Messages) > 0 {
-		if err := s.store.UpsertMessages(ctx, r.key, wr.Messages); err != nil {
-			s.log.Error("server: save reply", "session", r.key.SessionID, "err", err)
+		if err := e.store.UpsertMessages(ctx, key, wr.Messages); err != nil {
+			e.log.Error("engine: save reply", "session", key.SessionID, "err", err)
 		}
 	}
-	s.completeInput(r.key, r.inputID)
-	if err := s.store.ReleaseLease(ctx, r.key, s.cfg.Owner); err != nil {
-		s.log.Warn("server: release lease", "session", r.key.SessionID, "err", err)
+	if end.done != 0 {
+		e.completeInput(key, end.done)
 	}
-	r.over.Store(true)
-	if len(held) > 0 && !r.log(ctx, held) {
-		s.log.Error("server: the run's last events are lost", "session", r.key.SessionID)
+	if err := e.store.ReleaseLease(ctx, key, e.cfg.Owner); err != nil {
+		e.log.Warn("engine: release lease", "session", key.SessionID, "err", err)
+	}
+	stored()
+	if len(end.events) > 0 && !e.logEvents(ctx, key, end.events, nil) {
+		e.log.Error("engine: the run's last events are lost", "session", key.SessionID)
 	}
 }
 
@@ -558,18 +590,38 @@ func (w *writer) loop() {
 	}
 }
 
-// log appends a batch and publishes it; false when the store failed.
+// log appends a batch of the run's and publishes it; false when the
+// store failed.
 func (r *run) log(ctx context.Context, batch []json.RawMessage) bool {
+	return r.e.logEvents(ctx, r.key, batch, &r.firstSeq)
+}
+
+// logEvents appends a batch to the session's log and publishes it; false
+// when the store failed. first, when given, learns the batch's first
+// sequence if it has none yet.
+func (e *Engine) logEvents(ctx context.Context, key session.Key, batch []json.RawMessage, first *atomic.Int64) bool {
 	if len(batch) == 0 {
 		return true
 	}
-	first, err := r.s.store.AppendEvents(ctx, r.key, batch)
+	seq, err := e.store.AppendEvents(ctx, key, batch)
 	if err != nil {
 		// Nothing unlogged is ever published.
-		r.s.log.Error("server: append events", "session", r.key.SessionID, "err", err)
+		e.log.Error("engine: append events", "session", key.SessionID, "err", err)
 		return false
 	}
-	r.firstSeq.CompareAndSwap(0, first)
-	r.s.hub.publish(r.key, newFrames(first, batch))
+	if first != nil {
+		first.CompareAndSwap(0, seq)
+	}
+	e.hub.publish(key, newBatch(seq, batch))
 	return true
+}
+
+// asInputError is err as the engine's InputError when the agent refused
+// the input (a resume that does not fit the parked reply), else err.
+func asInputError(err error) error {
+	var ie *agent.InputError
+	if errors.As(err, &ie) {
+		return &InputError{Reason: ie.Error(), Err: ie}
+	}
+	return err
 }

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"bytes"
@@ -18,8 +18,8 @@ func TestHubCutsSubscriberOverByteBudget(t *testing.T) {
 	fast, _ := h.subscribe(k, 10)
 	big := bytes.Repeat([]byte("x"), 3<<10) // a frame of about 3 KiB
 	seq := int64(0)
-	next := func(n int) []frame {
-		fs := make([]frame, n)
+	next := func(n int) []Entry {
+		fs := make([]Entry, n)
 		for i := range fs {
 			seq++
 			fs[i] = sized(seq, big)
@@ -38,13 +38,11 @@ func TestHubCutsSubscriberOverByteBudget(t *testing.T) {
 		t.Fatalf("slow has %d bytes queued", q)
 	}
 	h.publish(k, next(1))
-	select {
-	case <-slow.gone:
-	default:
-		t.Fatal("the slow subscriber was not cut past its byte budget")
-	}
 	if !slow.cut || len(slow.ch) != 3 {
 		t.Fatalf("cut %v, %d batches queued (the batch limit is 1000)", slow.cut, len(slow.ch))
+	}
+	if !isClosed(slow) {
+		t.Fatal("the slow subscriber was not cut past its byte budget")
 	}
 	fast.took(<-fast.ch)
 	// A batch larger than the whole budget still reaches a subscriber
@@ -52,12 +50,13 @@ func TestHubCutsSubscriberOverByteBudget(t *testing.T) {
 	huge := next(8)
 	h.publish(k, huge)
 	select {
-	case <-fast.gone:
-		t.Fatal("a subscriber with nothing queued was cut by one large batch")
-	case got := <-fast.ch:
+	case got, ok := <-fast.ch:
+		if !ok {
+			t.Fatal("a subscriber with nothing queued was cut by one large batch")
+		}
 		fast.took(got)
-		if len(got) != 8 || got[0].seq != huge[0].seq {
-			t.Fatalf("got %d frames from %d", len(got), got[0].seq)
+		if len(got) != 8 || got[0].Seq != huge[0].Seq {
+			t.Fatalf("got %d frames from %d", len(got), got[0].Seq)
 		}
 	}
 	if q := fast.queued.Load(); q != 0 {
@@ -72,16 +71,16 @@ func TestHubWithoutByteBudget(t *testing.T) {
 	k := session.Key{UserID: "u", SessionID: "s"}
 	sub, _ := h.subscribe(k, 1)
 	for i := range 4 {
-		h.publish(k, []frame{sized(int64(i+1), bytes.Repeat([]byte("x"), 1<<20))})
+		h.publish(k, []Entry{sized(int64(i+1), bytes.Repeat([]byte("x"), 1<<20))})
 	}
 	if sub.cut {
 		t.Fatal("cut within the batch count with no byte budget")
 	}
-	h.publish(k, []frame{sized(5, []byte(`{}`))})
+	h.publish(k, []Entry{sized(5, []byte(`{}`))})
 	if !sub.cut {
 		t.Fatal("not cut past the batch count")
 	}
 }
 
-// sized is a frame of seq whose bytes are b (what the budget counts).
-func sized(seq int64, b []byte) frame { return frame{seq: seq, b: b} }
+// sized is an entry of seq whose JSON is b (what the budget counts).
+func sized(seq int64, b []byte) Entry { return Entry{Seq: seq, JSON: b} }

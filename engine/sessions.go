@@ -1,0 +1,311 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/state"
+)
+
+// Status is what a session is doing (the reference's SessionStatus).
+type Status string
+
+// Session statuses.
+const (
+	StatusRunning                Status = "running"
+	StatusIdle                   Status = "idle"
+	StatusAwaitingPermission     Status = "awaiting_permission"
+	StatusAwaitingExternalResult Status = "awaiting_external_result"
+)
+
+// NewSession is a session to create.
+type NewSession struct {
+	UserID  string
+	AgentID string
+	Name    string
+	// Config is the session's free-form settings, stored as given (nil:
+	// none).
+	Config json.RawMessage
+}
+
+// CreateSession creates a session of one of the user's agents (a
+// configured one or the user's own); ErrNotFound for another.
+func (e *Engine) CreateSession(ctx context.Context, s NewSession) (session.Record, error) {
+	if _, err := e.lookupAgent(ctx, s.UserID, s.AgentID); err != nil {
+		return session.Record{}, err
+	}
+	rec, err := e.store.CreateSession(ctx, session.NewSession{UserID: s.UserID, AgentID: s.AgentID, Name: s.Name, Config: s.Config})
+	return rec, storeErr(err)
+}
+
+// Session is the user's session; ErrNotFound when the user has none of
+// that id.
+func (e *Engine) Session(ctx context.Context, k session.Key) (session.Record, error) {
+	rec, err := e.store.GetSession(ctx, k)
+	return rec, storeErr(err)
+}
+
+// SessionInfo is a session with what it is doing.
+type SessionInfo struct {
+	Record session.Record
+	Status Status
+}
+
+// Sessions lists the user's sessions (of one agent, when agentID is set),
+// with their statuses, and how many there are.
+func (e *Engine) Sessions(ctx context.Context, user, agentID string) ([]SessionInfo, int, error) {
+	recs, total, err := e.store.ListSessions(ctx, session.ListQuery{UserID: user, AgentID: agentID})
+	if err != nil {
+		return nil, 0, storeErr(err)
+	}
+	out := make([]SessionInfo, 0, len(recs))
+	for _, rec := range recs {
+		st, err := e.deriveStatus(ctx, session.Key{UserID: user, SessionID: rec.ID}, "", rec.AgentID)
+		if err != nil {
+			return nil, 0, storeErr(err)
+		}
+		out = append(out, SessionInfo{rec, st})
+	}
+	return out, total, nil
+}
+
+// Status is what the session is doing: running while a run holds it, here
+// or in another process, else what the tail of its saved context waits
+// for.
+func (e *Engine) Status(ctx context.Context, k session.Key) (Status, error) {
+	rec, err := e.Session(ctx, k)
+	if err != nil {
+		return "", err
+	}
+	st, err := e.deriveStatus(ctx, k, "", rec.AgentID)
+	return st, storeErr(err)
+}
+
+// UpdateSession changes a session's name or settings; ErrBusy while a run
+// holds it.
+func (e *Engine) UpdateSession(ctx context.Context, k session.Key, p session.Patch) (session.Record, error) {
+	if run, err := e.running(ctx, k); err != nil || run {
+		if err != nil {
+			return session.Record{}, storeErr(err)
+		}
+		return session.Record{}, errRunning
+	}
+	rec, err := e.store.UpdateSession(ctx, k, p)
+	return rec, storeErr(err)
+}
+
+// DeleteSession deletes a session with its log, transcript and state. A
+// run of it here is interrupted first (ErrBusy if it does not end within
+// 10 s); one in another process is ErrBusy. Its followers end.
+func (e *Engine) DeleteSession(ctx context.Context, k session.Key) error {
+	if _, err := e.Session(ctx, k); err != nil {
+		return err
+	}
+	run, err := e.cancellableRun(ctx, k)
+	if err != nil {
+		return err
+	}
+	if run != nil {
+		if run.cancel != nil {
+			run.cancel()
+		}
+		select {
+		case <-run.done:
+		case <-time.After(10 * time.Second):
+			return newError(ErrBusy, "Session is still running")
+		}
+	}
+	if l, err := e.store.GetLease(ctx, k); err == nil && l.Held(time.Now()) {
+		return newError(ErrBusy, "Session is running in another process")
+	}
+	if err := e.store.DeleteSession(ctx, k); err != nil {
+		return storeErr(err)
+	}
+	e.hub.closeTopic(k)
+	e.metrics.forget(k)
+	return nil
+}
+
+// Messages is a page of the session's transcript, and whether a run holds
+// the session. ErrNotFound names the session, or the Before message when
+// the transcript has no such message.
+func (e *Engine) Messages(ctx context.Context, k session.Key, q session.MessageQuery) (session.MessagePage, bool, error) {
+	if _, err := e.Session(ctx, k); err != nil {
+		return session.MessagePage{}, false, err
+	}
+	page, err := e.store.ListMessages(ctx, k, q)
+	if err != nil {
+		if errors.Is(err, session.ErrNotFound) {
+			return page, false, newError(ErrNotFound, "Message not found")
+		}
+		return page, false, storeErr(err)
+	}
+	run, err := e.running(ctx, k)
+	return page, run, storeErr(err)
+}
+
+// Start starts a run of the session on in, as agentID (the session's
+// agent: another is ErrNotFound), and returns once the run's first event
+// is logged — a follower sees it — or the run failed before any, with
+// nothing stored: an *InputError for an input that does not fit (a
+// resume with nothing parked, an unknown tool-call id), ErrBusy while
+// another run holds the session, ErrUnavailable during shutdown,
+// ErrInterrupted when the run was cancelled before it began.
+func (e *Engine) Start(ctx context.Context, k session.Key, agentID string, in Input) error {
+	if err := in.check(); err != nil {
+		return err
+	}
+	rec, err := e.Session(ctx, k)
+	if err != nil {
+		return err
+	}
+	if rec.AgentID != agentID {
+		return errAgentNotFound
+	}
+	spec, err := e.lookupAgent(ctx, k.UserID, agentID)
+	if err != nil {
+		return err
+	}
+	return e.startErr(e.startRun(k, spec, in))
+}
+
+// startErr is a run's start error as the engine's kinds.
+func (e *Engine) startErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled) && e.Closed():
+		return errShuttingDown
+	case errors.Is(err, context.Canceled):
+		return newError(ErrInterrupted, "the run was interrupted before it started")
+	}
+	return storeErr(err)
+}
+
+// Interrupt interrupts the session's run, here or (once its lease is
+// seen) wherever it is: the reply ends with every tool call answered. A
+// parked reply is closed as interrupted. Nothing running or parked: a
+// no-op.
+func (e *Engine) Interrupt(ctx context.Context, k session.Key) error {
+	rec, err := e.Session(ctx, k)
+	if err != nil {
+		return err
+	}
+	run, err := e.cancellableRun(ctx, k)
+	if err != nil {
+		return err
+	}
+	if run != nil {
+		if run.cancel != nil {
+			run.cancel()
+		}
+		return nil
+	}
+	st, err := e.deriveStatus(ctx, k, "", rec.AgentID)
+	if err != nil {
+		return storeErr(err)
+	}
+	if st != StatusAwaitingPermission && st != StatusAwaitingExternalResult {
+		return nil
+	}
+	spec, err := e.lookupAgent(ctx, k.UserID, rec.AgentID)
+	if err != nil {
+		return err
+	}
+	if err := e.startRun(k, spec, Input{kind: inputInterrupt}); err != nil && !errors.Is(err, ErrBusy) {
+		return e.startErr(err)
+	}
+	return nil
+}
+
+// running reports whether a run holds the session, here or in another
+// process sharing the store.
+func (e *Engine) running(ctx context.Context, k session.Key) (bool, error) {
+	e.mu.Lock()
+	r := e.runs[k]
+	e.mu.Unlock()
+	if r != nil && !r.closing.Load() {
+		return true, nil
+	}
+	l, err := e.store.GetLease(ctx, k)
+	if err != nil {
+		return false, err
+	}
+	return l.Held(time.Now()), nil
+}
+
+// deriveStatus derives the status; the agent's name (which authors the
+// reply a parked session waits on) is name, or looked up from agentID
+// only when the saved context is needed.
+func (e *Engine) deriveStatus(ctx context.Context, k session.Key, name, agentID string) (Status, error) {
+	run, err := e.running(ctx, k)
+	if err != nil || run {
+		return StatusRunning, err
+	}
+	saved, err := e.store.LoadState(ctx, k)
+	if err != nil || saved.JSON == nil {
+		return StatusIdle, err
+	}
+	st, err := state.Decode(saved.JSON, nil)
+	if err != nil {
+		return "", err
+	}
+	if name == "" {
+		name = agentID
+		a, err := e.lookupAgent(ctx, k.UserID, agentID)
+		switch {
+		case err == nil:
+			name = a.Name
+		case !errors.Is(err, ErrNotFound):
+			return "", err
+		}
+	}
+	status := StatusIdle
+	for _, c := range st.AwaitingToolCalls(name) {
+		if c.State == block.CallAsking {
+			return StatusAwaitingPermission, nil
+		}
+		status = StatusAwaitingExternalResult
+	}
+	return status, nil
+}
+
+// cancellableRun returns the session's run if cancelling it can still
+// interrupt something, else nil. A run that has stored everything (a
+// parked reply's REQUIRE_USER_CONFIRM may already be out) and is only
+// logging its last events would interrupt nothing: it is waited for, and
+// then the stored state says what to interrupt. The error is ctx's when
+// it ended first.
+func (e *Engine) cancellableRun(ctx context.Context, k session.Key) (*run, error) {
+	e.mu.Lock()
+	rn := e.runs[k]
+	e.mu.Unlock()
+	if rn != nil && rn.closing.Load() {
+		select {
+		case <-rn.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return nil, nil
+	}
+	return rn, nil
+}
+
+// storeErr is a store error as the engine's kinds: a session not found,
+// a lease or version conflict (a run holds the session); other errors as
+// they are.
+func storeErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, session.ErrNotFound):
+		return errSessionNotFound
+	case errors.Is(err, session.ErrLeased), errors.Is(err, session.ErrConflict):
+		return errRunning
+	}
+	return err
+}

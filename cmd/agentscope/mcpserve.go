@@ -121,14 +121,14 @@ func agentMCPServer(spec engine.Agent, name string, mode permission.Mode, logger
 	})
 }
 
-// mcpHTTPHandler is the streamable-HTTP handler of srv behind the bearer
-// token; stop ends its requests (the streams an HTTP server's Shutdown
-// would otherwise wait for), interrupting their replies. Serve it only
-// through listenFlags.httpServer, which checks the Host header.
 // mcpSessionIdle is how long an MCP session over HTTP may stay idle
 // (a variable so a test may shorten it).
 var mcpSessionIdle = 30 * time.Minute
 
+// mcpHTTPHandler is the streamable-HTTP handler of srv behind the bearer
+// token; stop ends its requests (the streams an HTTP server's Shutdown
+// would otherwise wait for), interrupting their replies. Serve it only
+// through listenFlags.httpServer, which checks the Host header.
 func mcpHTTPHandler(srv *sdk.Server, token string) (h http.Handler, stop func()) {
 	base, stop := context.WithCancel(context.Background())
 	// The SDK's own Host check is off: the listener's (server.HostCheck)

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -124,12 +125,34 @@ type analyzer struct {
 	cfg  Config
 	home string
 	l    *lineAnalysis
+	// visits counts the directory entries the line's globs looked at,
+	// against maxLineVisits.
+	visits int
+	// cur numbers the statement being judged (count gives the numbers). globs and writes are the
+	// statements that expanded a glob and that write: a statement that
+	// writes may create, before another's glob runs (or while, across a
+	// pipe), a file named like a flag the check did not see, so a line
+	// with both in different statements has its globs unresolved.
+	cur, count    int
+	globs, writes map[int]bool
 }
+
+// MaxAnalysedCommand is the longest command line Bash's analysis judges;
+// a longer one asks for a confirmation no allow rule can silence, so the
+// permission check stays bounded whatever the model sends.
+const MaxAnalysedCommand = 64 << 10
+
+// maxLineVisits bounds the directory entries all the globs of one line
+// may look at; past it, globs are unresolved.
+const maxLineVisits = 20000
 
 // analyze walks command's syntax tree. Relative paths are resolved
 // against cfg.Dir (the process's directory when empty), following the
 // line's own cd commands.
 func analyze(command string, cfg Config) *lineAnalysis {
+	if len(command) > MaxAnalysedCommand {
+		return &lineAnalysis{src: command, parsed: true, risk: fmt.Sprintf("Command is longer than %d bytes, too long to analyze", MaxAnalysedCommand)}
+	}
 	s := parse(command)
 	l := &lineAnalysis{src: command, parsed: s.file != nil}
 	if s.file == nil {
@@ -137,19 +160,42 @@ func analyze(command string, cfg Config) *lineAnalysis {
 	}
 	l.risk = InjectionRisk(command)
 	home, _ := os.UserHomeDir()
-	a := &analyzer{s: s, cfg: cfg, home: home, l: l}
+	a := &analyzer{s: s, cfg: cfg, home: home, l: l, globs: map[int]bool{}, writes: map[int]bool{}}
 	dir := dirState{path: cwd(cfg.Dir), known: true}
 	a.stmts(s.file.Stmts, &dir)
+	for g := range a.globs {
+		for w := range a.writes {
+			if g != w {
+				l.unresolved = true
+			}
+		}
+	}
 	return l
 }
 
+// stmts judges a list run one after another (newlines, ";"). A statement
+// that moves the shell (cd) may fail and leave it where it was, so after
+// one the directory is unknown; only "cd x && …" says where the rest runs.
 func (a *analyzer) stmts(list []*syntax.Stmt, dir *dirState) {
 	for _, st := range list {
-		a.stmt(st, dir)
+		d := *dir
+		a.stmt(st, &d)
+		if d != *dir {
+			dir.known = false
+		}
 	}
 }
 
 func (a *analyzer) stmt(st *syntax.Stmt, dir *dirState) {
+	outer := a.cur
+	a.cur = a.count
+	a.count++
+	defer func() { a.cur = outer }()
+	if st.Background || st.Coprocess {
+		// "cd x &" runs in a subshell: it moves nothing after it.
+		d := *dir
+		dir = &d
+	}
 	redirected := a.redirects(st.Redirs, *dir)
 	switch c := st.Cmd.(type) {
 	case nil:
@@ -168,7 +214,18 @@ func (a *analyzer) stmt(st *syntax.Stmt, dir *dirState) {
 			left, right := *dir, *dir
 			a.stmt(c.X, &left)
 			a.stmt(c.Y, &right)
+		case syntax.OrStmt:
+			// The right side runs when the left failed, where the shell
+			// was before it; after both, it is wherever either left it.
+			left := *dir
+			a.stmt(c.X, &left)
+			right := *dir
+			a.stmt(c.Y, &right)
+			if left != *dir || right != *dir {
+				dir.known = false
+			}
 		default:
+			// "&&": the right side runs only when the left succeeded.
 			a.stmt(c.X, dir)
 			a.stmt(c.Y, dir)
 		}
@@ -294,6 +351,15 @@ func (a *analyzer) call(st *syntax.Stmt, c *syntax.CallExpr, dir *dirState, redi
 		p.name, p.kind, p.why = a.s.text(c.Args[0]), partOther, "its command name is known only when it runs"
 		return
 	}
+	for _, w := range args[1:] {
+		if first, _, _ := strings.Cut(w.value, "/"); w.glob && !w.tilde && strings.ContainsAny(first, "*?[") {
+			// What a glob matches becomes words of the command's own: a
+			// file named like a flag is a flag (find *, with "-delete").
+			if _, ok := a.resolve(w, *dir); !ok {
+				a.l.unresolved = true
+			}
+		}
+	}
 	kind, why := a.command(name.value, args[1:], dir)
 	p.kind, p.why = kind, why
 	if kind == partOther {
@@ -349,10 +415,17 @@ func (a *analyzer) command(name string, args []arg, dir *dirState) (partKind, st
 // invoke judges args against spec (and its subcommands).
 func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) (partKind, string) {
 	if spec.ops == opText {
+		if name == "printf" && len(args) > 0 && (!args[0].literal || strings.HasPrefix(args[0].value, "-v")) {
+			// bash's printf -v 'a[$(cmd)]' runs cmd as it assigns.
+			return partOther, "printf -v assigns a variable"
+		}
 		return partReadOnly, ""
 	}
 	// Flags before a subcommand are the command's own (git -C dir log).
 	p, why := parseArgs(args, spec.flags, spec.numeric, spec.posix || spec.subs != nil)
+	if why == "" && spec.ownParser != getopt {
+		why = singleFlags(args, spec.flags, spec.ownParser == ownParserDigits)
+	}
 	if why != "" {
 		return partOther, why
 	}
@@ -362,10 +435,8 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 			return partOther, name + " " + p.operands[0].value + " is not a known read-only subcommand"
 		}
 		if name == "git" {
-			if d := p.flags["-C"]; len(d) > 0 {
-				for _, v := range d {
-					dir = a.chdir(dir, arg{value: v, literal: true, tilde: strings.HasPrefix(v, "~")})
-				}
+			for _, v := range p.vals["-C"] {
+				dir = a.chdir(dir, v)
 			}
 		}
 		return a.invoke(name+" "+p.operands[0].value, sub, p.operands[1:], dir)
@@ -402,7 +473,7 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 			break
 		}
 		dst := &a.l.reads
-		if spec.recursive != nil && spec.recursive(&p) {
+		if spec.dirsRead || (spec.recursive != nil && spec.recursive(&p)) {
 			dst = &a.l.trees
 			if len(ops) == 0 {
 				ops = []arg{{value: ".", literal: true}}
@@ -426,18 +497,12 @@ func (a *analyzer) edit(name string, spec *cmdSpec, p *parsedArgs, dir dirState)
 	ops := p.operands
 	nreads := len(a.l.reads)
 	var written, read []arg
-	target := p.flags["-t"]
-	if len(target) == 0 {
-		target = p.flags["--target-directory"]
-	}
+	target := append(p.vals["-t"], p.vals["--target-directory"]...)
 	switch spec.edit {
 	case editAll:
 		written = ops
 	case editMove:
-		written = ops
-		for _, t := range target {
-			written = append(written, arg{value: t, literal: true})
-		}
+		written = append(ops, target...)
 	case editCopy, editLink:
 		defer func() {
 			if spec.edit == editCopy {
@@ -445,10 +510,7 @@ func (a *analyzer) edit(name string, spec *cmdSpec, p *parsedArgs, dir dirState)
 			}
 		}()
 		if len(target) > 0 {
-			for _, t := range target {
-				written = append(written, arg{value: t, literal: true})
-			}
-			read = ops
+			written, read = target, ops
 		} else if len(ops) > 0 {
 			written, read = ops[len(ops)-1:], ops[:len(ops)-1]
 		}
@@ -493,33 +555,43 @@ func (a *analyzer) edit(name string, spec *cmdSpec, p *parsedArgs, dir dirState)
 // sed is read-only with the reference's expression allow-list
 // (SedViolation) and without -i; with -i its files are targets.
 func (a *analyzer) sed(args []arg, dir dirState) (partKind, string) {
-	fs := flags("nEre:s"+"i?", "--quiet --silent --regexp-extended --expression= --in-place=? --separate --posix --help --version")
+	fs := flags("nErs"+"e:i?", "--quiet --silent --regexp-extended --expression= --in-place=? --separate --posix --help --version")
 	p, why := parseArgs(args, fs, false, false)
 	if why != "" {
 		return partOther, why
 	}
-	words := make([]string, 0, 1+len(args))
-	words = append(words, "sed")
-	for _, x := range args {
-		words = append(words, shellQuote(x.value))
-	}
-	if v := SedViolation(strings.Join(words, " "), a.cfg.files()); v != "" {
-		return partOther, v
-	}
+	// The scripts are read as sed reads them (every -e, every
+	// --expression, else the first operand), and each must pass the
+	// reference's allow-list of expressions (no w, W, e, r, R, no braces
+	// …), judged on its own.
+	exprs := append(p.flags["-e"], p.flags["--expression"]...)
 	ops := p.operands
-	if !p.has("-e", "--expression") {
+	if len(exprs) == 0 {
 		if len(ops) == 0 {
 			return partOther, "sed command missing expression"
 		}
-		ops = ops[1:]
+		exprs, ops = []string{ops[0].value}, ops[1:]
 	}
-	if !p.has("-i", "--in-place") {
+	inPlace := p.has("-i", "--in-place")
+	for _, e := range exprs {
+		if v := sedExprViolation(e, p.has("-n", "--quiet", "--silent")); v != "" {
+			return partOther, v
+		}
+	}
+	if !inPlace {
 		// Not read-only even so, as in the reference, which never takes
 		// sed for read-only; its files are still judged as reads.
 		for _, o := range ops {
 			a.paths(o, dir, &a.l.reads)
 		}
 		return partOther, "sed is not taken for read-only"
+	}
+	for _, suffix := range append(p.flags["-i"], p.flags["--in-place"]...) {
+		// The backup's name: FILE+suffix, or suffix with * replaced by
+		// FILE, which may name any path (--in-place='/x/.bash*').
+		if strings.ContainsAny(suffix, "/*") {
+			return partOther, "sed -i backup suffix " + suffix + " names another path"
+		}
 	}
 	if len(ops) == 0 {
 		return partOther, "it names no target"
@@ -558,15 +630,19 @@ func (a *analyzer) cd(args []arg, dir *dirState) (partKind, string) {
 
 func (a *analyzer) chdir(dir dirState, to arg) dirState {
 	ps, ok := a.resolve(to, dir)
-	if !ok || len(ps) != 1 {
+	if !ok || (to.glob && len(ps) != 1) {
 		return dirState{}
 	}
+	// The first path is where the kernel goes (symlinks followed).
 	return dirState{path: ps[0], known: true}
 }
 
 // paths resolves w to absolute paths and appends them to dst. A word
 // that cannot be resolved sets unresolved.
 func (a *analyzer) paths(w arg, dir dirState, dst *[]pathRef) {
+	if dst == &a.l.writes {
+		a.writes[a.cur] = true
+	}
 	ps, ok := a.resolve(w, dir)
 	if !ok {
 		a.l.unresolved = true
@@ -646,28 +722,47 @@ func (a *analyzer) resolve(w arg, dir dirState) ([]string, bool) {
 		}
 		v = a.home + rest
 	}
-	if !filepath.IsAbs(v) {
+	relative := !filepath.IsAbs(v)
+	if relative {
 		if !dir.known {
 			return nil, false
 		}
-		v = filepath.Join(dir.path, v)
+		v = dir.path + "/" + v
+	}
+	if !w.glob {
+		// The path the kernel reaches follows each symlink before a ".."
+		// after it (link/../x is not x beside link); both it and the
+		// path as written are judged.
+		phys, lex := realPath(v), filepath.Clean(v)
+		if phys != lex {
+			return []string{phys, lex}, true
+		}
+		return []string{lex}, true
 	}
 	v = filepath.Clean(v)
-	if !w.glob {
-		return []string{v}, true
-	}
 	for _, seg := range strings.Split(v, "/") {
-		// /bin/sh's .* matches . and ..: the glob may climb out.
+		// .* matches . and .. in sh (and in bash before 5.2): the glob
+		// may climb out.
 		if strings.HasPrefix(seg, ".") && strings.ContainsAny(seg, "*?[") {
 			return nil, false
 		}
 	}
-	matches, ok := boundedGlob(v)
+	a.globs[a.cur] = true
+	matches, ok := boundedGlob(v, &a.visits)
 	if !ok {
 		return nil, false
 	}
 	if len(matches) == 0 {
 		return []string{v}, true
+	}
+	if first, _, _ := strings.Cut(w.value, "/"); relative && !w.tilde && strings.ContainsAny(first, "*?[") {
+		// The shell passes what such a glob matches as words of their
+		// own: a file named "-delete" or "--output=…" is then a flag.
+		for _, m := range matches {
+			if rel := strings.TrimPrefix(m, filepath.Clean(dir.path)+"/"); strings.HasPrefix(rel, "-") {
+				return nil, false
+			}
+		}
 	}
 	return matches, true
 }
@@ -678,9 +773,9 @@ func (a *analyzer) resolve(w arg, dir dirState) ([]string, bool) {
 const maxGlobVisits = 4096
 
 // boundedGlob is filepath.Glob on a clean absolute pattern, giving up
-// (false) past maxGlobVisits entries looked at or maxGlobMatches
-// matches, or on a malformed pattern.
-func boundedGlob(pattern string) ([]string, bool) {
+// (false) past maxGlobVisits entries looked at, the line's visits past
+// maxLineVisits, or maxGlobMatches matches, or on a malformed pattern.
+func boundedGlob(pattern string, lineVisits *int) ([]string, bool) {
 	segs := strings.Split(strings.TrimPrefix(pattern, "/"), "/")
 	cur := []string{"/"}
 	visits := 0
@@ -704,6 +799,9 @@ func boundedGlob(pattern string) ([]string, bool) {
 				}
 				for _, e := range entries {
 					if visits++; visits > maxGlobVisits {
+						return nil, false
+					}
+					if *lineVisits++; *lineVisits > maxLineVisits {
 						return nil, false
 					}
 					if strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(seg, ".") {
@@ -754,6 +852,12 @@ func wordArg(w *syntax.Word) arg {
 				out.tilde = true
 			}
 			v := x.Value
+			if braceExpansion(v) {
+				// bash makes several words of {a,b} and {1..3}; the
+				// analysis does not, so the word is known only when it
+				// runs.
+				return arg{}
+			}
 			for j := 0; j < len(v); j++ {
 				c := v[j]
 				switch {
@@ -771,7 +875,7 @@ func wordArg(w *syntax.Word) arg {
 			}
 		case *syntax.SglQuoted:
 			if x.Dollar {
-				// $'…' is bash's; /bin/sh reads it otherwise.
+				// $'…' holds escapes the analysis does not decode.
 				return arg{}
 			}
 			b.WriteString(x.Value)
@@ -804,10 +908,19 @@ func wordArg(w *syntax.Word) arg {
 	return out
 }
 
-// shellQuote quotes s for the text-based sed check.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
-		return s
+// braceExpansion reports whether an unquoted literal holds what bash
+// expands into several words: "{" followed by "," or ".." before its "}".
+func braceExpansion(v string) bool {
+	for i := strings.IndexByte(v, '{'); i >= 0; {
+		rest := v[i+1:]
+		if j := strings.IndexByte(rest, '}'); j > 0 && (strings.Contains(rest[:j], ",") || strings.Contains(rest[:j], "..")) {
+			return true
+		}
+		k := strings.IndexByte(rest, '{')
+		if k < 0 {
+			return false
+		}
+		i += k + 1
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return false
 }

@@ -20,7 +20,7 @@ var (
 	bashSchema      = pycompat.BuiltinText("bash.json")
 )
 
-// Bash runs a shell command line (/bin/sh -c) in Config.Dir. Its
+// Bash runs a shell command line (bash -c, see interp.go) in Config.Dir. Its
 // permission policy is an analysis of the line's whole syntax tree (see
 // [BashDecision]).
 type Bash struct {
@@ -65,8 +65,52 @@ func (b *Bash) MatchRule(content string, input map[string]any) bool {
 		if MatchCommandRule(content, p.text) || MatchCommandRule(content, p.bare) {
 			return true
 		}
+		if c := canonical(p); c != "" && MatchCommandRule(content, c) {
+			return true
+		}
 	}
 	return false
+}
+
+// wrappers run the command their later words name; a deny rule on that
+// command applies through them.
+var wrappers = map[string]bool{
+	"command": true, "builtin": true, "exec": true, "nohup": true, "sudo": true, "doas": true,
+	"nice": true, "ionice": true, "time": true, "env": true, "xargs": true, "timeout": true,
+	"stdbuf": true, "setsid": true, "unbuffer": true, "chrt": true, "taskset": true,
+}
+
+// canonical is a command as a deny rule should see it, however it is
+// spelled: the wrappers before it (and their flags, assignments and
+// numbers) dropped, its name without a path or backslashes ("/bin/rm",
+// "\rm" and "command rm" are rm), its words as the shell gives them.
+func canonical(p part) string {
+	words := p.words
+	for len(words) > 0 {
+		w := words[0]
+		if !w.literal {
+			return ""
+		}
+		name := filepath.Base(w.value)
+		if !wrappers[name] {
+			break
+		}
+		words = words[1:]
+		for len(words) > 0 && words[0].literal && (strings.HasPrefix(words[0].value, "-") || strings.Contains(words[0].value, "=") || isDigits(strings.TrimRight(words[0].value, "smhd"))) {
+			words = words[1:]
+		}
+	}
+	if len(words) == 0 || !words[0].literal {
+		return ""
+	}
+	out := []string{filepath.Base(words[0].value)}
+	for _, w := range words[1:] {
+		if !w.literal {
+			return strings.Join(out, " ") + " …"
+		}
+		out = append(out, w.value)
+	}
+	return strings.Join(out, " ")
 }
 
 // CoveredBy is how allow rules grant a command line
@@ -81,7 +125,7 @@ func (b *Bash) MatchRule(content string, input map[string]any) bool {
 func (b *Bash) CoveredBy(rules []block.PermissionRule, input map[string]any) bool {
 	command := strings.TrimSpace(stringArg(input, "command"))
 	for _, r := range rules {
-		if r.RuleContent.String == "" || r.RuleContent.String == command {
+		if c := r.RuleContent.String; c == "" || (!hasWildcard(c) && !strings.HasSuffix(c, ":*") && unescapeRule(c) == command) {
 			return true
 		}
 	}
@@ -105,7 +149,25 @@ func ruleCovers(content string, p part) bool {
 	case strings.HasSuffix(content, ":*"), hasWildcard(content):
 		return !p.assigned && !p.redirected && MatchCommandRule(content, p.text)
 	}
-	return content == p.text
+	return unescapeRule(content) == p.text
+}
+
+// escapeRule writes command as rule content that matches it exactly: a
+// "*" in it would be a wildcard, so it is escaped, as is "\".
+func escapeRule(command string) string {
+	return strings.NewReplacer(`\`, `\\`, `*`, `\*`).Replace(command)
+}
+
+// unescapeRule is the command an exact rule's content names.
+func unescapeRule(content string) string {
+	var b strings.Builder
+	for i := 0; i < len(content); i++ {
+		if content[i] == '\\' && i+1 < len(content) && (content[i+1] == '*' || content[i+1] == '\\') {
+			i++
+		}
+		b.WriteByte(content[i])
+	}
+	return b.String()
 }
 
 // SuggestRules proposes allow rules never wider than the call: none for
@@ -128,7 +190,7 @@ func (b *Bash) SuggestRules(input map[string]any) []block.PermissionRule {
 		if p.kind == partReadOnly && !p.redirected {
 			continue
 		}
-		content := p.text
+		content := escapeRule(p.text)
 		if prefix := safePrefix(p); prefix != "" {
 			content = prefix + ":*"
 		}
@@ -321,47 +383,35 @@ func inDir(p, dir string) string {
 	return filepath.Join(dir, p)
 }
 
-// neverPrefix are commands no "X Y:*" rule may be suggested for: a
-// prefix of theirs is no narrower than the command itself, since their
-// later words run programs (interpreters, wrappers, xargs, find, awk),
-// reach anything (sudo, ssh, curl) or destroy (rm, dd, chmod).
-var neverPrefix = map[string]bool{
-	"sh": true, "bash": true, "zsh": true, "dash": true, "fish": true, "ksh": true, "env": true,
-	"xargs": true, "sudo": true, "su": true, "doas": true, "eval": true, "exec": true, "source": true,
-	".": true, "command": true, "builtin": true, "nohup": true, "nice": true, "ionice": true,
-	"timeout": true, "time": true, "watch": true, "strace": true, "ltrace": true, "gdb": true,
-	"chroot": true, "unshare": true, "nsenter": true, "setsid": true, "stdbuf": true, "script": true,
-	"rm": true, "rmdir": true, "dd": true, "mkfs": true, "shred": true, "truncate": true, "chmod": true,
-	"chown": true, "chgrp": true, "mv": true, "cp": true, "ln": true, "tee": true, "find": true,
-	"awk": true, "gawk": true, "mawk": true, "sed": true, "perl": true, "python": true, "python3": true,
-	"node": true, "deno": true, "bun": true, "ruby": true, "php": true, "lua": true, "java": true,
-	"ssh": true, "scp": true, "rsync": true, "curl": true, "wget": true, "nc": true, "socat": true,
-	"kill": true, "pkill": true, "killall": true, "npx": true, "bunx": true, "uvx": true, "pipx": true,
-	"osascript": true, "open": true, "xdg-open": true, "crontab": true, "at": true, "systemctl": true,
-}
-
-// neverPrefix2 are two-word prefixes that run whatever follows.
-var neverPrefix2 = map[string]bool{
-	"docker run": true, "docker exec": true, "docker compose": true, "kubectl exec": true,
-	"kubectl run": true, "npm exec": true, "pnpm dlx": true, "pnpm exec": true, "yarn dlx": true,
-	"yarn exec": true, "go run": true, "cargo run": true, "uv run": true, "poetry run": true,
-	"git config": true, "git submodule": true, "make -f": true,
+// safePrefixes are the "X Y" prefixes a suggested rule "X Y:*" may name:
+// those whose further words cannot make the command run another program
+// or write outside what it is for, beyond what its user approves by
+// name. Everything else is suggested exactly: "git fetch:*" would allow
+// git fetch --upload-pack=…, "npm install:*" any package's install
+// scripts, "go test:*" go test -exec=…, "python -m:*" any module.
+var safePrefixes = map[string]bool{
+	"git add": true, "git commit": true, "git checkout": true, "git switch": true,
+	"git restore": true, "git stash": true, "git mv": true, "git rm": true,
+	"npm test": true, "npm run": true, "pnpm test": true, "pnpm run": true,
+	"yarn test": true, "yarn run": true, "bun test": true, "bun run": true,
+	"cargo build": true, "cargo check": true, "cargo test": true, "cargo clippy": true,
+	"cargo fmt": true, "make test": true, "make build": true, "make check": true,
 }
 
 // safePrefix is the two-word prefix of p to suggest as "X Y:*", or ""
-// when no prefix of p is safe to allow: p must start with a plain
-// command name and a plain subcommand word (not a flag, a path or an
-// assignment), with nothing before it and no output redirection.
+// when no prefix of p is safe to allow: p must start with a prefix of
+// safePrefixes, as plain words, with nothing before it and no output
+// redirection.
 func safePrefix(p part) string {
 	if p.assigned || p.redirected || len(p.words) < 2 {
 		return ""
 	}
 	name, sub := p.words[0], p.words[1]
-	if !plainWord(name) || !plainWord(sub) || neverPrefix[name.value] {
+	if !plainWord(name) || !plainWord(sub) {
 		return ""
 	}
 	prefix := name.value + " " + sub.value
-	if neverPrefix2[prefix] || !strings.HasPrefix(p.text, prefix) {
+	if !safePrefixes[prefix] || !strings.HasPrefix(p.text, prefix) {
 		return ""
 	}
 	return prefix

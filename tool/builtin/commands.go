@@ -50,6 +50,13 @@ type cmdSpec struct {
 	maxOps int
 	// recursive reports whether the files read are whole trees.
 	recursive func(p *parsedArgs) bool
+	// dirsRead: an operand that is a directory has the files in it read
+	// (diff a/ b/ compares the files of both, without -r).
+	dirsRead bool
+	// ownParser: the command reads its flags its own way, not getopt's
+	// (tree -Io x reads -I x and then -o), so only one flag a word is
+	// judged.
+	ownParser parserKind
 	// check returns why an invocation that parsed is still not read-only.
 	check func(p *parsedArgs) string
 	// subs are subcommands (git log); the first operand selects one.
@@ -59,6 +66,15 @@ type cmdSpec struct {
 	// every target lies in a working directory (the reference's list).
 	autoEdit bool
 }
+
+// parserKind is how a command reads its flags.
+type parserKind uint8
+
+const (
+	getopt          parserKind = iota // combined and attached, GNU's way
+	ownParserStrict                   // one flag a word, values apart
+	ownParserDigits                   // one flag a word, digits attached
+)
 
 func always(*parsedArgs) bool { return true }
 
@@ -291,13 +307,14 @@ var commands = map[string]*cmdSpec{
 		numeric: true, ops: opFiles},
 	"tail": {flags: flags("qvzfF"+"n:c:s:", "--bytes= --lines= --follow=? --retry --sleep-interval= --pid= --quiet --silent --verbose --zero-terminated --max-unchanged-stats= --help --version"),
 		numeric: true, ops: opFiles},
-	"wc":   {flags: flags("clmwL", "--bytes --chars --lines --words --max-line-length --files0-from=@ --total= --help --version"), ops: opFiles},
+	// Without --files0-from: the files its list names are read, unseen.
+	"wc":   {flags: flags("clmwL", "--bytes --chars --lines --words --max-line-length --total= --help --version"), ops: opFiles},
 	"file": {flags: flags("bcEhiklLNnprsS0"+"m@f@F:", "--brief --mime --mime-type --mime-encoding --dereference --no-dereference --keep-going --raw --special-files --no-pad --print0 --extension --apple --files-from=@ --separator= --magic-file=@ --help --version"), ops: opFiles},
 	"stat": {flags: flags("LftZ"+"c:", "--dereference --file-system --format= --printf= --terse --cached= --help --version"), ops: opNames},
 	"du": {flags: flags("0abcDhHklLmPsSx"+"d:B:t:X@", "--all --apparent-size --block-size= --bytes --total --dereference-args --max-depth= --human-readable --inodes --dereference --count-links --no-dereference --separate-dirs --si --summarize --threshold= --time=? --time-style= --exclude= --exclude-from=@ --one-file-system --null --help --version"),
 		ops: opNames},
 	"df":      {flags: flags("ahHiklPT"+"B:t:x:", "--all --block-size= --human-readable --si --inodes --local --output=? --portability --print-type --type= --exclude-type= --total --no-sync --sync --help --version"), ops: opNames},
-	"tree":    {flags: flags("adlfixpsughDFqNQrtvUCnJX"+"L:P:I:", "--noreport --dirsfirst --charset= --filelimit= --du --prune --matchdirs --ignore-case --gitignore --info --sort= --help --version"), ops: opNames},
+	"tree":    {flags: flags("adlfixpsughDFqNQrtvUCnJX"+"L:P:I:", "--noreport --dirsfirst --charset= --filelimit= --du --prune --matchdirs --ignore-case --gitignore --info --sort= --help --version"), ops: opNames, ownParser: ownParserStrict},
 	"which":   {flags: flags("a", ""), ops: opWords},
 	"whereis": {flags: flags("bmsulf"+"B:M:S:", ""), ops: opWords},
 	"type":    {flags: flags("afptP", ""), ops: opWords},
@@ -317,7 +334,7 @@ var commands = map[string]*cmdSpec{
 		"--invert-match --byte-offset --crlf --encoding= --engine= --pcre2 --no-messages --help "+
 		"--version --glob-case-insensitive --one-file-system --no-config"),
 		ops: opFirstWord, wordFlags: []string{"-e", "-f", "--regexp", "--file", "--files", "--type-list"}, recursive: always},
-	"sort": {flags: flags("bcCdfghiMmnrRsuVz"+"k:t:S:", "--ignore-leading-blanks --dictionary-order --ignore-case --general-numeric-sort --ignore-nonprinting --month-sort --human-numeric-sort --numeric-sort --random-sort --random-source=@ --reverse --sort= --version-sort --check=? --merge --key= --field-separator= --buffer-size= --stable --unique --zero-terminated --parallel= --debug --files0-from=@ --help --version"),
+	"sort": {flags: flags("bcCdfghiMmnrRsuVz"+"k:t:S:", "--ignore-leading-blanks --dictionary-order --ignore-case --general-numeric-sort --ignore-nonprinting --month-sort --human-numeric-sort --numeric-sort --random-sort --random-source=@ --reverse --sort= --version-sort --check=? --merge --key= --field-separator= --buffer-size= --stable --unique --zero-terminated --parallel= --debug --help --version"),
 		ops: opFiles},
 	// uniq INPUT OUTPUT writes OUTPUT.
 	"uniq":     {flags: flags("cdDiuz"+"f:s:w:", "--count --repeated --all-repeated=? --group=? --ignore-case --unique --zero-terminated --skip-fields= --skip-chars= --check-chars= --help --version"), ops: opFiles, maxOps: 1},
@@ -330,13 +347,14 @@ var commands = map[string]*cmdSpec{
 	"paste":    {flags: flags("sz"+"d:", "--serial --delimiters= --zero-terminated --help --version"), ops: opFiles},
 	"join":     {flags: flags("iz"+"j:1:2:a:e:o:t:v:", "--ignore-case --check-order --nocheck-order --header --zero-terminated --help --version"), ops: opFiles, maxOps: 2},
 	"comm":     {flags: flags("123z", "--check-order --nocheck-order --output-delimiter= --total --zero-terminated --help --version"), ops: opFiles, maxOps: 2},
-	"column":   {flags: flags("tnxeJLR"+"s:c:o:N:H:W:O:E:d:r:", "--table --separator= --output-separator= --output-width= --table-columns= --table-right= --json --help --version"), ops: opFiles},
+	"column":   {flags: flags("txdeJL"+"n:O:c:o:s:E:H:R:T:W:N:l:r:i:p:", "--table --table-noheadings --separator= --output-separator= --output-width= --table-columns= --table-right= --json --fillrows --help --version"), ops: opFiles},
 	"expand":   {flags: flags("i"+"t:", "--initial --tabs= --help --version"), numeric: true, ops: opFiles},
 	"unexpand": {flags: flags("a"+"t:", "--all --first-only --tabs= --help --version"), ops: opFiles},
-	"od":       {flags: flags("bcdfiloxsv"+"A:j:N:t:w:S:", "--address-radix= --endian= --skip-bytes= --read-bytes= --format= --output-duplicates --strings=? --width=? --traditional --help --version"), ops: opFiles},
+	"od":       {flags: flags("bcdfiloxsv"+"A:j:N:t:S:w?", "--address-radix= --endian= --skip-bytes= --read-bytes= --format= --output-duplicates --strings=? --width=? --traditional --help --version"), ops: opFiles},
 	"hexdump":  {flags: flags("bcCdoxv"+"e:f@n:s:", "--help --version"), ops: opFiles},
 	// xxd INFILE OUTFILE writes OUTFILE, and -r turns a dump back into one.
-	"xxd":       {flags: flags("abCdeEiuh"+"c:g:l:o:s:n:", "--help --version"), ops: opFiles, maxOps: 1},
+	// It reads flags only before its operands, and its own way.
+	"xxd":       {flags: flags("abCdeEiuh"+"c:g:l:o:s:n:", "--help --version"), posix: true, ownParser: ownParserDigits, ops: opFiles, maxOps: 1},
 	"strings":   {flags: flags("afw"+"n:t:e:T:", "--all --print-file-name --bytes= --radix= --encoding= --target= --include-all-whitespace --output-separator= --help --version"), ops: opFiles},
 	"md5sum":    sumSpec,
 	"sha1sum":   sumSpec,
@@ -357,9 +375,11 @@ var commands = map[string]*cmdSpec{
 		"--from-file=@ --to-file=@ --ignore-case --ignore-tab-expansion --ignore-trailing-space "+
 		"--ignore-space-change --ignore-all-space --ignore-blank-lines --ignore-matching-lines= --text "+
 		"--strip-trailing-cr --minimal --horizon-lines= --speed-large-files --color=? --palette= "+
-		"--help --version"), ops: opFiles, recursive: flagged("-r", "--recursive")},
-	"jq": {flags: flags("ncrjaCMSseh"+"f@L:", "--null-input --compact-output --raw-output --raw-output0 --join-output --ascii-output --color-output --monochrome-output --sort-keys --slurp --exit-status --tab --indent= --unbuffered --stream --stream-errors --seq --arg=2 --argjson=2 --slurpfile=n@ --rawfile=n@ --args --jsonargs --from-file=@ --help --version"),
-		ops: opFirstWord, wordFlags: []string{"-f", "--from-file"}},
+		"--help --version"), ops: opFiles, dirsRead: true},
+	// Without -L: a module search path lets `import "config" as $c`
+	// read any JSON file there.
+	"jq": {flags: flags("ncrjaCMSseh"+"f@", "--null-input --compact-output --raw-output --raw-output0 --join-output --ascii-output --color-output --monochrome-output --sort-keys --slurp --exit-status --tab --indent= --unbuffered --stream --stream-errors --seq --arg=2 --argjson=2 --slurpfile=n@ --rawfile=n@ --args --jsonargs --from-file=@ --help --version"),
+		ops: opFirstWord, wordFlags: []string{"-f", "--from-file"}, check: jqProgram},
 	"awk":      {flags: flags("F:v:f@", ""), posix: true, ops: opFirstWord, wordFlags: []string{"-f"}, check: awkProgram},
 	"gawk":     {flags: flags("F:v:f@", ""), posix: true, ops: opFirstWord, wordFlags: []string{"-f"}, check: awkProgram},
 	"mawk":     {flags: flags("F:v:f@", ""), posix: true, ops: opFirstWord, wordFlags: []string{"-f"}, check: awkProgram},
@@ -437,9 +457,28 @@ func awkProgram(p *parsedArgs) string {
 		return "it has no program"
 	}
 	prog := p.operands[0].value
-	for _, bad := range []string{"system", "getline", "|", ">", "close", "fflush", "@", "print0"} {
+	for _, bad := range []string{"system", "getline", "|", ">", "close", "fflush", "@", "print0", "ARGV", "ARGC"} {
 		if strings.Contains(prog, bad) {
 			return "its program may run commands or write files (" + bad + ")"
+		}
+	}
+	return ""
+}
+
+// jqProgram refuses a jq program that loads modules or data files
+// (import, include: they read files the analysis does not see), or one
+// read from a file.
+func jqProgram(p *parsedArgs) string {
+	if p.has("-f", "--from-file") {
+		return "its program is read from a file"
+	}
+	if len(p.operands) == 0 {
+		return ""
+	}
+	prog := p.operands[0].value
+	for _, bad := range []string{"import", "include", "modulemeta", "get_search_list", "$__prog"} {
+		if strings.Contains(prog, bad) {
+			return "its program may read other files (" + bad + ")"
 		}
 	}
 	return ""

@@ -20,9 +20,11 @@
 // in a working directory is allowed. Deny and ask rules stop a line when
 // they match any of its commands; allow rules grant it only when together
 // they cover every command that is not read-only (permission.Composite).
-// Suggested rules are never wider than the call. Where tree-sitter, the
-// reference's parser, would build error nodes for input a shell rejects,
-// the analysis asks instead.
+// Suggested rules are never wider than the call. The line is parsed for
+// the shell that runs it (bash, or POSIX sh where bash is missing:
+// interp.go), since bash and dash split some lines differently. Where
+// tree-sitter, the reference's parser, would build error nodes for input
+// a shell rejects, the analysis asks instead.
 //
 // Read, Write and Edit share the reference's read-before-write cache in the
 // agent state (tool_context.read_file_cache): Write refuses to overwrite an
@@ -49,7 +51,9 @@
 // namespaces, sandboxed commands refuse to run ([CheckSandbox] says why
 // and how to install it); they never run unconfined instead.
 //
-// Differences from the reference, all on purpose: Bash streams its output
+// Differences from the reference, all on purpose: Bash runs its commands
+// with bash -c rather than /bin/sh -c, so what the analysis reads is what
+// runs. It streams its output
 // as it comes (stdout and stderr interleaved) and reports a failure or a
 // timeout after it, instead of one result at the end; it runs in its own
 // process group, killed as a whole on timeout or interruption. Read

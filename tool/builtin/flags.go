@@ -91,7 +91,10 @@ type arg struct {
 
 // parsedArgs is a command's words sorted into flags and operands.
 type parsedArgs struct {
-	flags    map[string][]string // flag → its values, in order
+	flags map[string][]string // flag → its values, in order
+	// vals are the flag values as words, for those taken from a word of
+	// their own or attached: the path a value names keeps its ~.
+	vals     map[string][]arg
 	operands []arg
 	reads    []arg // values of path flags: files read
 	// numeric is set when a -NUM flag appeared (head -5, grep -3).
@@ -115,8 +118,9 @@ func (p *parsedArgs) has(names ...string) bool {
 // With numeric, -NUM is a flag. With firstOperandEnds (find-like and
 // POSIX tools), flags end at the first operand.
 func parseArgs(args []arg, fs flagSet, numeric, firstOperandEnds bool) (parsedArgs, string) {
-	p := parsedArgs{flags: map[string][]string{}}
+	p := parsedArgs{flags: map[string][]string{}, vals: map[string][]arg{}}
 	add := func(name string, vals ...string) { p.flags[name] = append(p.flags[name], vals...) }
+	addArg := func(name string, a arg) { p.vals[name] = append(p.vals[name], a) }
 	ended := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -124,8 +128,13 @@ func parseArgs(args []arg, fs flagSet, numeric, firstOperandEnds bool) (parsedAr
 			return p, "an argument with an expansion"
 		}
 		v := a.value
+		if !ended && a.glob && strings.HasPrefix(v, "-") {
+			// A glob that matches nothing reaches the program as written,
+			// a flag no check saw (--output=/x/*).
+			return p, "a flag with a wildcard"
+		}
 		switch {
-		case ended || v == "-" || !strings.HasPrefix(v, "-") || a.glob:
+		case ended || v == "-" || !strings.HasPrefix(v, "-"):
 			p.operands = append(p.operands, a)
 			if firstOperandEnds {
 				ended = true
@@ -146,6 +155,8 @@ func parseArgs(args []arg, fs flagSet, numeric, firstOperandEnds bool) (parsedAr
 				add(name, attached)
 			case flagValue, flagPath:
 				val := attached
+				// An attached ~ is judged as the home, its likelier reading.
+				word := arg{value: val, literal: true, glob: a.glob, tilde: strings.HasPrefix(val, "~")}
 				if !hasAttached {
 					if i+1 >= len(args) {
 						return "flag " + name + " lacks its value"
@@ -154,20 +165,26 @@ func parseArgs(args []arg, fs flagSet, numeric, firstOperandEnds bool) (parsedAr
 					if !args[i].literal {
 						return "an argument with an expansion"
 					}
-					val = args[i].value
-					if kind == flagPath {
-						p.reads = append(p.reads, args[i])
+					if args[i].glob {
+						return "a flag value with a wildcard"
 					}
-				} else if kind == flagPath {
-					p.reads = append(p.reads, arg{value: val, literal: true, tilde: strings.HasPrefix(val, "~")})
+					word = args[i]
+					val = word.value
+				}
+				if kind == flagPath {
+					p.reads = append(p.reads, word)
 				}
 				add(name, val)
+				addArg(name, word)
 			case flagTwo, flagNamePath:
 				if hasAttached || i+2 >= len(args) {
 					return "flag " + name + " takes two values"
 				}
 				if !args[i+1].literal || !args[i+2].literal {
 					return "an argument with an expansion"
+				}
+				if args[i+1].glob || args[i+2].glob {
+					return "a flag value with a wildcard"
 				}
 				if kind == flagNamePath {
 					p.reads = append(p.reads, args[i+2])
@@ -240,4 +257,25 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// singleFlags refuses combined short flags (-Io) for a command with a
+// parser of its own, which may read them otherwise than getopt does: tree
+// reads -Io x as -I x then -o. With digits, a value flag may carry its
+// value attached (xxd -c16).
+func singleFlags(args []arg, fs flagSet, digits bool) string {
+	for _, a := range args {
+		v := a.value
+		if !a.literal || len(v) <= 2 || v[0] != '-' || v[1] == '-' || isDigits(v[1:]) {
+			continue
+		}
+		if _, whole := fs[v]; whole {
+			continue
+		}
+		if k := fs[v[:2]]; digits && (k == flagValue || k == flagOptional) && isDigits(v[2:]) {
+			continue
+		}
+		return "combined flags " + v
+	}
+	return ""
 }

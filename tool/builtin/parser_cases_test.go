@@ -166,6 +166,12 @@ var stricterPrefixes = map[string]string{
 	"git commit || git status → git status":                          "git status is read-only: it needs no rule",
 	"docker ps | grep nginx → docker ps":                             "docker ps is read-only: it needs no rule",
 	"git add . && git commit && git push && git status → git status": "git status is read-only: it needs no rule",
+	"git add . && git commit && git push && git status → git push":   "git push:* would allow --receive-pack=…: the exact command is suggested",
+	"npm install && npm run build && npm test → npm install":         "npm install:* would install any package and run its scripts: the exact command",
+	"npm install; npm run build → npm install":                       "npm install:* would install any package: the exact command",
+	"npm install && npm run build | tee log.txt → npm install":       "npm install:* would install any package: the exact command",
+	"docker build . && docker push → docker build":                   "docker build:* builds any context: the exact command",
+	"docker build . && docker push → docker push":                    "docker push:* pushes anywhere: the exact command",
 }
 
 // checkPrefixes: every prefix rule suggested here is one the reference

@@ -63,7 +63,9 @@ type tableRow struct {
 
 // permissionTable is grouped by what each group proves. Commands run in
 // the working directory WD (a temporary directory the test makes, with a
-// file "a.txt" and a directory "sub"); HOME is a temporary directory too,
+// file "a.txt", a directory "sub", a file named "-delete" in "flags", a
+// link "out-link" to a directory outside and a dangling link "dangle" to
+// a file outside); HOME is a temporary directory too,
 // with ~/.ssh/id_rsa.
 var permissionTable = map[string][]tableRow{
 	"read-only commands and flags": {
@@ -248,6 +250,61 @@ var permissionTable = map[string][]tableRow{
 		{"grep x /*/*/*/*/*/*", safety}, {"cat .*", asks}, {"cat sub/.*", asks}, {"ls /*/*/*/*/*/*", readOnly},
 		{"rm /*/*/*/*/*/*", safety}, {"touch /*/*/*/*/*/x", safety},
 	},
+	// The bypasses a review found, each now asked for.
+	"reviewed bypasses": {
+		{"echo $'a\\' ; rm -f victim ; # '", readOnly}, // one echo, in bash, which runs it
+		{"cat <<$'EOF'\n$EOF\ntouch outside-marker\nEOF", readOnly},
+		{"git grep --open-files-in-pager='touch x #'* -e a", asks},
+		{"echo 'echo PWNED' | sort -o~/.bashrc.d/evil*", asks},
+		{"git diff --output=/tmp/gd* HEAD", asks},
+		{"echo &>out touch /tmp/amp1", edit}, // bash: echo's output to out
+		{"cd q; cat ../home/.ssh/id_rsa", asks},
+		{"cd q/w; echo payload | tee ../../outside/x", asks},
+		{"cd q/w & echo payload | tee ../../outside/x", asks},
+		{"cd sub || cat b.txt", readOnly},
+		{"cd nowhere || touch x", edit},
+		{"git -C .[.]/.[.]/home/.ssh diff --no-index id_rsa /dev/null", safety},
+		{"git -C ~/.ss[h] status", asks},
+		{"cp -t ~/.bashrc.d evil.sh", asks},
+		{"mv -t ~ a.txt", asks},
+		{"cp -t .[.] a.txt", asks},
+		{"cp -t .[.]/.[.]/outside a.txt", asks},
+		{"cd flags && find [-]*", asks},
+		{"cd flags && ls [-]*", asks},
+		{"touch -- '--open-files-in-pager=touch pwned2 #'; git grep -e a *", safety},
+		{"touch -- -delete | find *", asks},
+		{"tree -Io x /tmp/tree_out", asks},
+		{"tree -I x -L 2", readOnly},
+		{"awk 'BEGIN{ARGV[1]=\"/proc/self/stat\";ARGC=2} {print}'", asks},
+		{"awk 'BEGIN{ARGV[1]=\"x\";ARGC=2}{print}'", asks},
+		{"printf 'x\\0' | sort --files0-from=-", asks},
+		{"wc --files0-from=list", asks},
+		{"od -c -w ~/.ssh/id_rsa", safety},
+		{"od -c -w16 a.txt", readOnly},
+		{"column -d ~/.ssh/id_rsa", safety},
+		{"diff -a -S environ /proc/self /proc/1", safety},
+		{"diff a.txt sub", readOnly},
+		{"jq -n -L ~/.docker 'import \"config\" as $c; $c'", asks},
+		{"jq -n 'import \"config\" as $c {search:\"x\"}; $c'", asks},
+		{"sed -i -e s/a/a/ -e '1e touch x' a.txt", asks},
+		{"sed --in-place --expression='1e touch x' s/a/a/ a.txt", asks},
+		{"sed -i '1e touch x' s/a/a/ a.txt", asks},
+		{"sed -i -e s/a/a/ -e 'w /tmp/sed_w' a.txt", asks},
+		{"sed --in-place='/tmp/.bash*' s/x/x/ a.txt", asks},
+		{"sed -i -e s/a/b/ a.txt", edit},
+		{"xxd a.txt -b", asks},
+		{"xxd a.txt -c16", asks},
+		{"xxd -c16 a.txt", readOnly},
+		{"cat {~/.ssh/id_rsa,}", safety},
+		{"cat {a,b}.txt", asks},
+		{"echo payload | tee {x,~/.bashrc}", asks},
+		{"printf -v 'a[$(touch x)]' x", asks},
+		{"printf '%s' -v", readOnly},
+		{"cat /run/secrets/token", safety},
+		{"cat /var/run/secrets/kubernetes.io/serviceaccount/token", safety},
+		{"echo x | tee out-link/../x", asks},
+		{"echo x > dangle", asks},
+	},
 	"non-ASCII text": {
 		{"echo héllo wörld", readOnly}, {"cat 日本語.txt", readOnly}, {"grep 'ü' a.txt", readOnly},
 		{"ls；rm -rf victim", safety}, {"ls；rm victim", asks}, {"ls\u00a0-la", asks}, {"ls\u200b&& rm x", asks},
@@ -269,6 +326,12 @@ func TestPermissionTable(t *testing.T) {
 	must(os.Mkdir(filepath.Join(wd, "sub"), 0o755))
 	must(os.WriteFile(filepath.Join(wd, "sub", "b.txt"), []byte("b\n"), 0o644))
 	must(os.Symlink("/proc/self/environ", filepath.Join(wd, "env-link")))
+	must(os.MkdirAll(filepath.Join(wd, "flags"), 0o755))
+	must(os.WriteFile(filepath.Join(wd, "flags", "-delete"), nil, 0o644))
+	outside := t.TempDir()
+	must(os.MkdirAll(filepath.Join(outside, "deep"), 0o755))
+	must(os.Symlink(filepath.Join(outside, "deep"), filepath.Join(wd, "out-link")))
+	must(os.Symlink(filepath.Join(outside, "new.txt"), filepath.Join(wd, "dangle")))
 	must(os.MkdirAll(filepath.Join(home, ".ssh"), 0o700))
 	must(os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("key"), 0o600))
 	cfg := builtin.Config{Dir: wd}

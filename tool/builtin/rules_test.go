@@ -2,7 +2,10 @@ package builtin_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentscope-go/agentscope/block"
@@ -92,7 +95,11 @@ func TestBashSuggestionsNeverWider(t *testing.T) {
 		{"python -m pytest", []string{"python -m pytest"}, []string{"python -m http.server", "python -m pytest; rm x"}},
 		{"python3 build.py", []string{"python3 build.py"}, []string{"python3 evil.py"}},
 		{"git commit -m 'x'", []string{"git commit:*"}, []string{"git commit -m x && npm publish", "git push"}},
-		{"npm install && npm test", []string{"npm install:*", "npm test:*"}, []string{"npm publish"}},
+		{"npm install && npm test", []string{"npm install", "npm test:*"}, []string{"npm publish", "npm install evil-package"}},
+		{"git fetch origin", []string{"git fetch origin"}, []string{"git fetch --upload-pack='touch x;:' ."}},
+		{"git push origin main", []string{"git push origin main"}, []string{"git push --receive-pack=x origin"}},
+		{"go test ./...", []string{"go test ./..."}, []string{"go test -exec=./x ./..."}},
+		{"rm *.log", []string{`rm \*.log`}, []string{"rm -r ~/Documents x.log", "rm a.log"}},
 		{"git -c core.pager=sh log", []string{"git -c core.pager=sh log"}, []string{"git -c core.pager=evil log"}},
 		{"docker run alpine", []string{"docker run alpine"}, []string{"docker run -v /:/h alpine"}},
 		{"NODE_ENV=prod npm run build", []string{"NODE_ENV=prod npm run build"}, []string{"NODE_ENV=prod npm run deploy", "LD_PRELOAD=x npm run build"}},
@@ -132,4 +139,70 @@ func TestBashSuggestionsNeverWider(t *testing.T) {
 
 func safetyAsk(wd, cmd string) bool {
 	return builtin.BashDecision(cmd, permission.NewContext(permission.ModeDefault), builtin.Config{Dir: wd}).SafetyAsk()
+}
+
+// A deny rule stops the command however it is spelled: through a path, a
+// backslash, or a wrapper that runs it.
+func TestBashDenyRuleSeesThroughSpellings(t *testing.T) {
+	wd := t.TempDir()
+	deny := []block.PermissionRule{rule(block.Deny, "rm:*"), rule(block.Allow, "")}
+	for _, cmd := range []string{
+		"rm x", `\rm x`, "/bin/rm x", "command rm x", "sudo rm x", "env FOO=1 rm x",
+		"timeout 5 rm x", "nice -n 5 rm x", "nohup rm x", "xargs rm < list", "ls && exec rm x",
+	} {
+		if got := checkWith(t, wd, deny, cmd); got != block.Deny {
+			t.Errorf("%q under deny rm:*: %s", cmd, got)
+		}
+	}
+	if got := checkWith(t, wd, deny, "ls rm"); got == block.Deny {
+		t.Errorf("ls rm denied: rm is only a word there")
+	}
+}
+
+// A command line too long to analyze asks, with a confirmation no rule
+// silences, and the check stays quick.
+func TestBashTooLongToAnalyze(t *testing.T) {
+	wd := t.TempDir()
+	long := "cat " + strings.Repeat("/usr/*/*/*/x* ", builtin.MaxAnalysedCommand/14+1)
+	d := builtin.BashDecision(long, permission.NewContext(permission.ModeDefault), builtin.Config{Dir: wd})
+	if !d.SafetyAsk() || !strings.Contains(d.Message, "too long to analyze") {
+		t.Fatalf("a %d-byte command: %s %q", len(long), d.Behavior, d.Message)
+	}
+	if got := checkWith(t, wd, []block.PermissionRule{rule(block.Allow, "")}, long); got != block.Ask {
+		t.Fatalf("under an allow-all rule: %s", got)
+	}
+}
+
+// What the analysis allows, the shell runs as the analysis read it: lines
+// that bash and dash split differently, run through the tool in explore
+// mode (only read-only lines run), leave the marker files unmade.
+func TestAnalysisReadsTheLineAsTheShellRunsIt(t *testing.T) {
+	wd := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "marker")
+	b := builtin.NewBash(builtin.Config{Dir: wd})
+	ran := 0
+	for _, cmd := range []string{
+		"echo $'a\\' ; touch " + marker + " ; # '",
+		"echo $\"a\\\" ; touch " + marker + " ; # \"",
+		"cat <<$'EOF'\n$EOF\ntouch " + marker + "\nEOF",
+		"echo x &>/dev/null touch " + marker,
+		"echo {a,b} ; echo ok",
+	} {
+		pc := permission.NewContext(permission.ModeExplore)
+		d := permission.NewEngine(pc).Check(context.Background(), b, map[string]any{"command": cmd})
+		if d.Behavior != block.Allow {
+			continue // not run: nothing to compare
+		}
+		ran++
+		for range b.Call(context.Background(), map[string]any{"command": cmd}) {
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("%q was allowed in explore mode and made %s", cmd, marker)
+		}
+	}
+	// The lines with $'…', $"…" and a $'…' delimiter read as one
+	// command in bash, which runs them: they are allowed, and ran.
+	if ran < 3 {
+		t.Fatalf("%d of the lines ran; the test compares nothing", ran)
+	}
 }

@@ -166,8 +166,9 @@ func baseArgs(network bool) []string {
 	return args
 }
 
-// shellCommand is the process that runs a Bash command line: /bin/sh -c,
-// or that inside the sandbox when Config.Sandbox is on.
+// shellCommand is the process that runs a Bash command line: bash -c
+// (/bin/sh -c where bash is missing; see interp.go), or that inside the
+// sandbox when Config.Sandbox is on.
 func (c Config) shellCommand(command string) (*exec.Cmd, error) {
 	// git takes no repository it did not find as a .git: a directory
 	// the agent wrote into a bare repository's shape (HEAD, objects,
@@ -184,7 +185,7 @@ func (c Config) shellCommand(command string) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("Config.Env: %v", err)
 	}
 	if !c.Sandbox.On() {
-		cmd := exec.Command("/bin/sh", "-c", command)
+		cmd := exec.Command(shellPath(), "-c", command)
 		cmd.Dir, cmd.Env = c.Dir, env
 		return cmd, nil
 	}
@@ -199,7 +200,7 @@ func (c Config) shellCommand(command string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(path, append(args, "--", "/bin/sh", "-c", command)...)
+	cmd := exec.Command(path, append(args, "--", shellPath(), "-c", command)...)
 	cmd.Dir, cmd.Env = c.Dir, env
 	return cmd, nil
 }

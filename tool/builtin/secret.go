@@ -45,7 +45,10 @@ var homeSecrets = []string{
 
 // systemSecrets are the system's password hashes and private keys (a
 // root agentscope can read them).
-var systemSecrets = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private"}
+var systemSecrets = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
+	"/etc/ssl/private", "/run/secrets", "/var/run/secrets",
+}
 
 // SecretPath reports why reading path would expose a secret, or "" when it
 // would not. A relative path is taken relative to dir ("" for the

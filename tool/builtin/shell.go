@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -76,7 +77,7 @@ func parse(src string) script {
 		}
 	}
 	parsedBytes.Add(int64(len(src)))
-	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	p := syntax.NewParser(syntax.Variant(interp().lang))
 	f, err := p.Parse(strings.NewReader(src), "")
 	if err != nil {
 		f = nil
@@ -144,6 +145,9 @@ func nodeKind(n syntax.Node) string {
 // (command or process substitution, ${…} expansion, subshell, control
 // flow, function definition, test command, or a parse failure), or "".
 func InjectionRisk(command string) string {
+	if len(command) > MaxAnalysedCommand {
+		return fmt.Sprintf("Command is longer than %d bytes, too long to analyze", MaxAnalysedCommand)
+	}
 	s := parse(command)
 	if s.file == nil {
 		return "Command parsing failed, cannot verify safety"

@@ -99,16 +99,34 @@ func (r *rig) session() session.Key {
 	return session.Key{UserID: user, SessionID: rec.ID}
 }
 
-// until reads feed until an event of type typ, and returns the events.
-func until(t *testing.T, f *engine.Feed, typ event.Type) []event.Event {
+// reader reads a feed as a transport does (its replay, then live
+// batches), and hands out events one at a time: what a page holds past
+// the event a test waits for stays for the next wait.
+type reader struct {
+	f        *engine.Feed
+	replayed bool
+	pending  []event.Event
+}
+
+func newReader(f *engine.Feed) *reader { return &reader{f: f} }
+
+// until returns the events up to and including the next of type typ.
+func (rd *reader) until(t *testing.T, typ event.Type) []event.Event {
 	t.Helper()
 	var out []event.Event
-	take := func(batch []engine.Entry) bool {
+	add := func(batch []engine.Entry) {
 		for _, e := range batch {
 			ev, err := event.Decode(e.JSON)
 			if err != nil {
 				t.Fatal(err)
 			}
+			rd.pending = append(rd.pending, ev)
+		}
+	}
+	take := func() bool {
+		for len(rd.pending) > 0 {
+			ev := rd.pending[0]
+			rd.pending = rd.pending[1:]
 			out = append(out, ev)
 			if ev.Type() == typ {
 				return true
@@ -116,28 +134,39 @@ func until(t *testing.T, f *engine.Feed, typ event.Type) []event.Event {
 		}
 		return false
 	}
-	for page, err := range f.Replay(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
+	if !rd.replayed {
+		rd.replayed = true
+		for page, err := range rd.f.Replay(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			add(page)
 		}
-		if take(page) {
-			return out
-		}
+	}
+	if take() {
+		return out
 	}
 	timeout := time.After(10 * time.Second)
 	for {
 		select {
-		case batch, ok := <-f.Live():
+		case batch, ok := <-rd.f.Live():
 			if !ok {
 				t.Fatalf("the feed ended after %d events", len(out))
 			}
-			if take(f.Take(batch)) {
+			add(rd.f.Take(batch))
+			if take() {
 				return out
 			}
 		case <-timeout:
 			t.Fatalf("no %s within 10s (%d events)", typ, len(out))
 		}
 	}
+}
+
+// until reads a fresh feed until an event of type typ.
+func until(t *testing.T, f *engine.Feed, typ event.Type) []event.Event {
+	t.Helper()
+	return newReader(f).until(t, typ)
 }
 
 func userText(text string) engine.Input { return engine.Messages(message.UserText(user, text)) }
@@ -212,7 +241,8 @@ func TestParkAndConfirm(t *testing.T) {
 	if err := r.eng.Start(ctx, k, "a1", userText("note milk")); err != nil {
 		t.Fatal(err)
 	}
-	evs := until(t, feed, event.TypeRequireUserConfirm)
+	rd := newReader(feed)
+	evs := rd.until(t, event.TypeRequireUserConfirm)
 	rq := evs[len(evs)-1].(*event.RequireUserConfirm)
 	if st, _ := r.eng.Status(ctx, k); st != engine.StatusAwaitingPermission {
 		t.Fatalf("status %s", st)
@@ -222,7 +252,7 @@ func TestParkAndConfirm(t *testing.T) {
 	if err := r.eng.Start(ctx, k, "a1", engine.Confirm(confirm)); err != nil {
 		t.Fatal(err)
 	}
-	end := until(t, feed, event.TypeReplyEnd)
+	end := rd.until(t, event.TypeReplyEnd)
 	if got := end[len(end)-1].(*event.ReplyEnd); got.FinishedReason != event.ReplyCompleted || got.ReplyID != rq.ReplyID {
 		t.Fatalf("end %+v", got)
 	}
@@ -443,11 +473,12 @@ func TestStartClosesLeftoversFirst(t *testing.T) {
 	if err := r.eng.Start(ctx, k, "a1", userText("hi")); err != nil {
 		t.Fatal(err)
 	}
-	evs := until(t, feed, event.TypeReplyEnd) // the dead reply's end
+	rd := newReader(feed)
+	evs := rd.until(t, event.TypeReplyEnd) // the dead reply's end
 	if end := evs[len(evs)-1].(*event.ReplyEnd); end.FinishedReason != event.ReplyInterrupted {
 		t.Fatalf("first end %s, want the dead reply interrupted", end.FinishedReason)
 	}
-	evs = until(t, feed, event.TypeReplyEnd) // the new reply
+	evs = rd.until(t, event.TypeReplyEnd) // the new reply
 	if end := evs[len(evs)-1].(*event.ReplyEnd); end.FinishedReason != event.ReplyCompleted {
 		t.Fatalf("the new reply %s", end.FinishedReason)
 	}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/state"
 )
@@ -170,7 +172,46 @@ func (e *Engine) Start(ctx context.Context, k session.Key, agentID string, in In
 	if err != nil {
 		return err
 	}
-	return e.startErr(e.startRun(k, spec, in))
+	return e.startErr(e.startRun(k, withSessionMode(spec, rec), in))
+}
+
+// strictness orders the permission modes from the one that lets the
+// agent do least.
+var strictness = map[permission.Mode]int{
+	permission.ModeExplore: 0, permission.ModeDontAsk: 1, permission.ModeDefault: 2,
+	permission.ModeAcceptEdits: 3, permission.ModeBypass: 4,
+}
+
+// withSessionMode is spec with the session's permission_mode (PATCH
+// /sessions/{id}) applied: only where it is stricter than the mode the
+// agent runs in, since the operator configured the agent and a user may
+// not loosen it (a bypass asked for by a user would let the model run
+// anything on the server's host).
+func withSessionMode(spec *Agent, rec session.Record) *Agent {
+	var cfg struct {
+		PermissionMode permission.Mode `json:"permission_mode"`
+	}
+	if len(rec.Config) == 0 || json.Unmarshal(rec.Config, &cfg) != nil {
+		return spec
+	}
+	want, ok := strictness[cfg.PermissionMode]
+	if !ok {
+		return spec
+	}
+	s := *spec
+	s.New = func(st *state.AgentState) (*agent.Agent, error) {
+		a, err := spec.New(st)
+		if err != nil {
+			return nil, err
+		}
+		if cur, ok := strictness[a.Permissions().Mode()]; ok && want < cur {
+			if err := a.Permissions().SetMode(cfg.PermissionMode); err != nil {
+				return nil, err
+			}
+		}
+		return a, nil
+	}
+	return &s
 }
 
 // startErr is a run's start error as the engine's kinds.

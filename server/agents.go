@@ -6,30 +6,23 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/engine"
+	"github.com/agentscope-go/agentscope/server/api"
 	"github.com/agentscope-go/agentscope/session"
 )
 
-// agentView is an agent on the wire (the reference's AgentView, with this
-// server's own fields beside it).
-type agentView struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	// Source is "server" for a configured agent, "user" for one created
-	// over POST /agent/.
-	Source string `json:"source"`
-	// Editable tells whether PATCH and DELETE may change it.
-	Editable  bool              `json:"editable"`
-	UserID    string            `json:"user_id,omitempty"`
-	Data      *engine.UserAgent `json:"data,omitempty"`
-	CreatedAt string            `json:"created_at,omitempty"`
-	UpdatedAt string            `json:"updated_at,omitempty"`
-}
-
-func userAgentView(rec session.AgentRecord, ua *engine.UserAgent) agentView {
-	const layout = "2006-01-02T15:04:05.000000"
-	return agentView{ID: rec.ID, Name: ua.Name, Description: "based on " + ua.BaseAgentID, Source: "user", Editable: true,
-		UserID: rec.UserID, Data: ua, CreatedAt: rec.CreatedAt.UTC().Format(layout), UpdatedAt: rec.UpdatedAt.UTC().Format(layout)}
+// userAgentRecord is an agent a user created as the reference's
+// AgentRecord.
+func userAgentRecord(rec session.AgentRecord, ua *engine.UserAgent) api.AgentRecord {
+	updated, created, user := rec.UpdatedAt.UTC().Format(api.Time), rec.CreatedAt.UTC().Format(api.Time), rec.UserID
+	d := api.AgentData{ID: rec.ID, Name: ua.Name, Description: "based on " + ua.BaseAgentID, BaseAgentID: ua.BaseAgentID}
+	if ua.SystemPrompt != "" {
+		d.SystemPrompt = &ua.SystemPrompt
+	}
+	if ua.ReactConfig.MaxIters > 0 {
+		n := ua.ReactConfig.MaxIters
+		d.ReactConfig = &api.ReactConfig{MaxIters: &n}
+	}
+	return api.AgentRecord{ID: rec.ID, UpdatedAt: &updated, CreatedAt: &created, UserID: &user, Source: "user", Data: d}
 }
 
 func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, user string) {
@@ -38,15 +31,17 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, user string)
 		s.fail(w, err)
 		return
 	}
-	views := make([]agentView, 0, len(entries))
+	out := api.AgentList{Agents: make([]api.AgentRecord, 0, len(entries)), Total: len(entries)}
 	for _, a := range entries {
 		if a.Record != nil {
-			views = append(views, userAgentView(*a.Record, a.User))
+			out.Agents = append(out.Agents, userAgentRecord(*a.Record, a.User))
 		} else {
-			views = append(views, agentView{ID: a.ID, Name: a.Name, Description: a.Description, Source: "server"})
+			// A configured agent has no record of its own: no owner, no
+			// times.
+			out.Agents = append(out.Agents, api.AgentRecord{ID: a.ID, Source: "server", Data: api.AgentData{ID: a.ID, Name: a.Name, Description: a.Description}})
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"agents": views, "total": len(views)})
+	writeJSON(w, http.StatusOK, out)
 }
 
 // agentFields reads the settable fields of an agent from a request body
@@ -112,7 +107,7 @@ func (s *Server) createAgent(w http.ResponseWriter, r *http.Request, user string
 		s.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]string{"agent_id": rec.ID})
+	writeJSON(w, http.StatusCreated, api.AgentCreated{AgentID: rec.ID})
 }
 
 // patchAgent changes an agent a user created (engine.UpdateAgent).
@@ -143,7 +138,7 @@ func (s *Server) patchAgent(w http.ResponseWriter, r *http.Request, user string)
 		s.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, userAgentView(rec, &next))
+	writeJSON(w, http.StatusOK, userAgentRecord(rec, &next))
 }
 
 // deleteAgent deletes an agent a user created with its sessions

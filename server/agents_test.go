@@ -11,31 +11,13 @@ import (
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/server"
+	"github.com/agentscope-go/agentscope/server/api"
 )
 
-type agentList struct {
-	Agents []struct {
-		ID       string `json:"id"`
-		Name     string `json:"name"`
-		Source   string `json:"source"`
-		Editable bool   `json:"editable"`
-		UserID   string `json:"user_id"`
-		Data     *struct {
-			Name         string `json:"name"`
-			SystemPrompt string `json:"system_prompt"`
-			ReactConfig  struct {
-				MaxIters int `json:"max_iters"`
-			} `json:"react_config"`
-			BaseAgentID string `json:"base_agent_id"`
-		} `json:"data"`
-	} `json:"agents"`
-	Total int `json:"total"`
-}
-
-func listAgents(t *testing.T, e *env, u string) agentList {
+func listAgents(t *testing.T, e *env, u string) api.AgentList {
 	t.Helper()
 	r := e.do("GET", "/agent/", u, "")
-	var l agentList
+	var l api.AgentList
 	if err := json.Unmarshal([]byte(r.body), &l); r.code != 200 || err != nil {
 		t.Fatalf("GET /agent/: %d %s %v", r.code, r.body, err)
 	}
@@ -58,12 +40,13 @@ func TestAgentLifecycle(t *testing.T) {
 	if l.Total != 2 || len(l.Agents) != 2 {
 		t.Fatalf("list: %+v", l)
 	}
-	if a := l.Agents[0]; a.ID != "a1" || a.Source != "server" || a.Editable {
+	if a := l.Agents[0]; a.ID != "a1" || a.Source != "server" || a.UserID != nil || a.Data.Name != "assistant" {
 		t.Errorf("configured agent listed as %+v", a)
 	}
 	a := l.Agents[1]
-	if a.ID != id || a.Name != "helper" || a.Source != "user" || !a.Editable || a.UserID != user || a.Data == nil ||
-		a.Data.SystemPrompt != "Be brief." || a.Data.ReactConfig.MaxIters != 3 || a.Data.BaseAgentID != "a1" {
+	if a.ID != id || a.Data.Name != "helper" || a.Source != "user" || a.UserID == nil || *a.UserID != user ||
+		a.Data.SystemPrompt == nil || *a.Data.SystemPrompt != "Be brief." || a.Data.ReactConfig == nil ||
+		*a.Data.ReactConfig.MaxIters != 3 || a.Data.BaseAgentID != "a1" || a.CreatedAt == nil {
 		t.Fatalf("created agent listed as %+v (data %+v)", a, a.Data)
 	}
 	if l := listAgents(t, e, "bob"); l.Total != 1 || l.Agents[0].ID != "a1" {
@@ -98,17 +81,10 @@ func TestAgentLifecycle(t *testing.T) {
 	if r.code != 200 {
 		t.Fatalf("patch: %d %s", r.code, r.body)
 	}
-	var view struct {
-		ID       string `json:"id"`
-		Editable bool   `json:"editable"`
-		Data     struct {
-			Name         string         `json:"name"`
-			SystemPrompt string         `json:"system_prompt"`
-			ReactConfig  map[string]int `json:"react_config"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal([]byte(r.body), &view); err != nil || view.ID != id || !view.Editable ||
-		view.Data.Name != "helper" || view.Data.SystemPrompt != "Be kind." || view.Data.ReactConfig["max_iters"] != 3 {
+	var view api.AgentRecord
+	if err := json.Unmarshal([]byte(r.body), &view); err != nil || view.ID != id || view.Source != "user" ||
+		view.Data.Name != "helper" || view.Data.SystemPrompt == nil || *view.Data.SystemPrompt != "Be kind." ||
+		view.Data.ReactConfig == nil || *view.Data.ReactConfig.MaxIters != 3 {
 		t.Fatalf("patched view %s", r.body)
 	}
 	r = e.do("PATCH", "/agent/"+id, user, `{"name":"renamed"}`)
@@ -125,7 +101,7 @@ func TestAgentLifecycle(t *testing.T) {
 	hs2 := httptest.NewServer(srv2)
 	e2 := &env{t: t, store: e.store, srv: srv2, hs: hs2, model: e.model, waiting: e.waiting}
 	t.Cleanup(func() { hs2.CloseClientConnections(); srv2.Close(); hs2.Close() })
-	if l := listAgents(t, e2, user); l.Total != 2 || l.Agents[1].ID != id || l.Agents[1].Name != "renamed" {
+	if l := listAgents(t, e2, user); l.Total != 2 || l.Agents[1].ID != id || l.Agents[1].Data.Name != "renamed" {
 		t.Fatalf("after a restart: %+v", l)
 	}
 	evs = chat(e2)
@@ -138,7 +114,7 @@ func TestAgentLifecycle(t *testing.T) {
 	if r := e2.do("DELETE", "/agent/"+id, user, ""); r.code != 204 {
 		t.Fatalf("delete: %d %s", r.code, r.body)
 	}
-	if r := e2.do("GET", "/sessions/"+sid+"/status", user, ""); r.code != 404 {
+	if r := e2.do("GET", "/sessions/"+sid+"/status?agent_id="+id, user, ""); r.code != 404 {
 		t.Fatalf("the deleted agent's session: %d %s", r.code, r.body)
 	}
 	if l := listAgents(t, e2, user); l.Total != 1 {
@@ -214,7 +190,7 @@ func TestAgentConflicts(t *testing.T) {
 	if r := e.do("DELETE", "/agent/"+parkedAgent, user, ""); r.code != 204 {
 		t.Fatalf("delete while parked: %d %s", r.code, r.body)
 	}
-	if r := e.do("GET", "/sessions/"+parked+"/status", user, ""); r.code != 404 {
+	if r := e.do("GET", "/sessions/"+parked+"/status?agent_id="+parkedAgent, user, ""); r.code != 404 {
 		t.Fatalf("the parked session after its agent's delete: %d", r.code)
 	}
 	if n := e.notes.Load(); n != 0 {

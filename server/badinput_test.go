@@ -79,10 +79,12 @@ func TestBadInputs(t *testing.T) {
 		{"empty confirm_results", "POST", "/chat/", user, chat(sid, fmt.Sprintf(`{"type":"USER_CONFIRM_RESULT","reply_id":%q,"confirm_results":[]}`, replyID)), "", nil, 422},
 		{"external result while asking", "POST", "/chat/", user, chat(sid, external), "", nil, 422},
 		{"oversize body", "POST", "/chat/", user, big, "", nil, 413},
-		{"missing X-User-ID", "GET", "/sessions/" + sid + "/status", "-", "", "", nil, 422},
-		{"empty X-User-ID", "GET", "/sessions/" + sid + "/status", "", "", "", nil, 401},
-		{"status of an unknown session", "GET", "/sessions/nope/status", user, "", "", nil, 404},
-		{"status of another user's session", "GET", "/sessions/" + bob.ID + "/status", user, "", "", nil, 404},
+		{"missing X-User-ID", "GET", "/sessions/" + sid + "/status?agent_id=a1", "-", "", "", nil, 422},
+		{"empty X-User-ID", "GET", "/sessions/" + sid + "/status?agent_id=a1", "", "", "", nil, 401},
+		{"status of an unknown session", "GET", "/sessions/nope/status?agent_id=a1", user, "", "", nil, 404},
+		{"status of another user's session", "GET", "/sessions/" + bob.ID + "/status?agent_id=a1", user, "", "", nil, 404},
+		{"status without agent_id", "GET", "/sessions/" + sid + "/status", user, "", "", nil, 422},
+		{"status with another agent_id", "GET", "/sessions/" + sid + "/status?agent_id=a2", user, "", "", nil, 404},
 		{"messages limit 0", "GET", "/sessions/" + sid + "/messages?limit=0", user, "", "", nil, 422},
 		{"messages limit 201", "GET", "/sessions/" + sid + "/messages?limit=201", user, "", "", nil, 422},
 		{"messages limit not a number", "GET", "/sessions/" + sid + "/messages?limit=ten", user, "", "", nil, 422},
@@ -124,6 +126,10 @@ func TestBadInputs(t *testing.T) {
 		{"wrong method on an agent", "GET", "/agent/" + myAgent, user, "", "", nil, 405},
 		{"wrong method", "PUT", "/chat/", user, `{}`, "", nil, 405},
 		{"wrong method on a session", "POST", "/sessions/" + sid + "/status", user, `{}`, "", nil, 405},
+		{"patch: unknown permission_mode", "PATCH", "/sessions/" + sid, user, `{"permission_mode":"yolo","name":"x"}`, "", nil, 422},
+		{"patch: permission_mode not a string", "PATCH", "/sessions/" + sid, user, `{"permission_mode":3}`, "", nil, 422},
+		{"patch: invalid UTF-8", "PATCH", "/sessions/" + sid, user, "{\"name\":\"\xff\"}", "", nil, 422},
+		{"chat: invalid UTF-8", "POST", "/chat/", user, chat(sid, "{\"name\":\"u\",\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"\xfe\"}]}"), "", nil, 422},
 		{"unknown route", "GET", "/nope", user, "", "", nil, 404},
 	}
 	k := session.Key{UserID: user, SessionID: sid}
@@ -190,7 +196,7 @@ func bobSnap(t *testing.T, e *env, sid string) snapshot {
 		t.Fatal(err)
 	}
 	rec, _ := e.store.GetSession(ctx, k)
-	return snapshot{last, st.Version, len(page.Messages), rec.Name}
+	return snapshot{last, st.Version, len(page.Messages), "", rec.Name + " " + string(rec.Config)}
 }
 
 // A token, when configured, is required on every route but /health.

@@ -151,7 +151,7 @@ func TestResumeOnFreshSession(t *testing.T) {
 		if r := e.chat(sid, in); r.code != 422 || r.json(t)["detail"] == nil {
 			t.Errorf("%s on a fresh session: %d %s, want 422 {detail}", name, r.code, r.body)
 		}
-		if after := e.snap(sid); after != before || after != (snapshot{status: "idle"}) {
+		if after := e.snap(sid); after != before || after != (snapshot{status: "idle", record: " {}"}) {
 			t.Errorf("%s on a fresh session changed %+v to %+v", name, before, after)
 		}
 		if n, _ := e.store.PendingInputs(context.Background(), k); n != 0 {

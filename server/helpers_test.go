@@ -24,6 +24,7 @@ import (
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/server"
+	"github.com/agentscope-go/agentscope/server/api"
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/session/postgres"
 	"github.com/agentscope-go/agentscope/session/postgres/postgrestest"
@@ -198,11 +199,27 @@ func userMsg(text string) string {
 
 func (e *env) status(sid string) string {
 	e.t.Helper()
-	r := e.do("GET", "/sessions/"+sid+"/status", user, "")
+	r := e.do("GET", "/sessions/"+sid+"/status?agent_id="+e.agentOf(sid), user, "")
 	if r.code != 200 {
 		e.t.Fatalf("status: %d %s", r.code, r.body)
 	}
 	return r.json(e.t)["status"].(string)
+}
+
+// agentOf is the agent of the user's session sid, as GET /sessions/
+// lists it ("a1" when it is not listed), for the routes that want it.
+func (e *env) agentOf(sid string) string {
+	e.t.Helper()
+	r := e.do("GET", "/sessions/", user, "")
+	var l api.SessionList
+	if err := json.Unmarshal([]byte(r.body), &l); err == nil {
+		for _, s := range l.Sessions {
+			if s.Session.ID == sid {
+				return s.Session.AgentID
+			}
+		}
+	}
+	return "a1"
 }
 
 // sseEvent is one SSE frame.
@@ -338,6 +355,8 @@ type snapshot struct {
 	version  int64
 	messages int
 	status   string
+	// record is the session's name and config as stored.
+	record string
 }
 
 func (e *env) snap(sid string) snapshot {
@@ -356,7 +375,11 @@ func (e *env) snap(sid string) snapshot {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return snapshot{last, st.Version, len(page.Messages), e.status(sid)}
+	rec, err := e.store.GetSession(ctx, k)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return snapshot{last, st.Version, len(page.Messages), e.status(sid), rec.Name + " " + string(rec.Config)}
 }
 
 // waitStatus polls the status until it is want.

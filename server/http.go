@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentscope-go/agentscope/engine"
 	"github.com/agentscope-go/agentscope/internal/bearer"
@@ -154,6 +155,12 @@ func readJSON(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessag
 			return nil, false
 		}
 		writeDetail(w, http.StatusBadRequest, "could not read the request body")
+		return nil, false
+	}
+	if !utf8.Valid(body) {
+		// encoding/json would replace the bytes silently and store what
+		// the client did not send.
+		writeInvalid(w, []any{"body"}, "json_invalid", "the body is not valid UTF-8")
 		return nil, false
 	}
 	var fields map[string]json.RawMessage

@@ -195,7 +195,7 @@ func TestStreamProcessLimit(t *testing.T) {
 		t.Fatal(r.body)
 	}
 	checkSeqs(t, a.until(event.TypeReplyEnd), 1)
-	if r := e.do("GET", "/sessions/"+bob+"/status", "bob", ""); r.code != 200 {
+	if r := e.do("GET", "/sessions/"+bob+"/status?agent_id=a1", "bob", ""); r.code != 200 {
 		t.Fatalf("status: %d %s", r.code, r.body)
 	}
 	// The server frees the slot when it sees the connection gone.

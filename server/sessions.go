@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/agentscope-go/agentscope/engine"
+	"github.com/agentscope-go/agentscope/permission"
+	"github.com/agentscope-go/agentscope/server/api"
 	"github.com/agentscope-go/agentscope/session"
 )
 
@@ -23,28 +25,15 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if s.eng.Closed() {
 		status, code = "not_ready", http.StatusServiceUnavailable
 	}
-	writeJSON(w, code, map[string]any{"status": status, "version": s.cfg.Version,
-		"components": map[string]string{"storage": status, "message_bus": status}})
+	writeJSON(w, code, api.Health{Status: status, Version: s.cfg.Version,
+		Components: map[string]string{"storage": status, "message_bus": status}})
 }
 
-// recordView is a SessionRecord on the wire (its state is not shown).
-type recordView struct {
-	ID        string          `json:"id"`
-	UserID    string          `json:"user_id"`
-	AgentID   string          `json:"agent_id"`
-	Name      string          `json:"name"`
-	Config    json.RawMessage `json:"config"`
-	CreatedAt string          `json:"created_at"`
-	UpdatedAt string          `json:"updated_at"`
-}
-
-func viewOf(rec session.Record) recordView {
-	const layout = "2006-01-02T15:04:05.000000"
-	cfg := rec.Config
-	if len(cfg) == 0 {
-		cfg = json.RawMessage("{}")
-	}
-	return recordView{rec.ID, rec.UserID, rec.AgentID, rec.Name, cfg, rec.CreatedAt.UTC().Format(layout), rec.UpdatedAt.UTC().Format(layout)}
+// recordOf is a stored session as the reference's SessionRecord; state
+// is the stored AgentState, or nil (null).
+func recordOf(rec session.Record, state json.RawMessage) api.SessionRecord {
+	return api.SessionRecord{ID: rec.ID, UpdatedAt: rec.UpdatedAt.UTC().Format(api.Time), CreatedAt: rec.CreatedAt.UTC().Format(api.Time),
+		UserID: rec.UserID, AgentID: rec.AgentID, Config: api.NewSessionConfig(rec.Name, rec.Config), State: state}
 }
 
 func (s *Server) createSession(w http.ResponseWriter, r *http.Request, user string) {
@@ -68,19 +57,12 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, user stri
 		s.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]string{"session_id": rec.ID})
+	writeJSON(w, http.StatusCreated, api.Created{SessionID: rec.ID})
 }
 
 // key is the session of the request's path, for user.
 func key(r *http.Request, user string) session.Key {
 	return session.Key{UserID: user, SessionID: r.PathValue("sid")}
-}
-
-type sessionEntry struct {
-	Session   recordView `json:"session"`
-	IsRunning bool       `json:"is_running"`
-	Status    string     `json:"status"`
-	Team      any        `json:"team"`
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, user string) {
@@ -89,21 +71,37 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, user strin
 		s.fail(w, err)
 		return
 	}
-	out := make([]sessionEntry, 0, len(infos))
+	out := api.SessionList{Sessions: make([]api.SessionEntry, 0, len(infos)), Total: total}
 	for _, in := range infos {
-		out = append(out, sessionEntry{viewOf(in.Record), in.Status == engine.StatusRunning, string(in.Status), nil})
+		out.Sessions = append(out.Sessions, api.SessionEntry{Session: recordOf(in.Record, nil), IsRunning: in.Status == engine.StatusRunning, Status: string(in.Status)})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": out, "total": total})
+	writeJSON(w, http.StatusOK, out)
 }
 
+// status is GET /sessions/{id}/status?agent_id=: the agent_id is
+// required, as the reference requires it, and must be the session's.
 func (s *Server) status(w http.ResponseWriter, r *http.Request, user string) {
+	agentID, present := r.URL.Query()["agent_id"]
+	if !present {
+		writeInvalid(w, []any{"query", "agent_id"}, "missing", "Field required")
+		return
+	}
 	k := key(r, user)
+	rec, err := s.eng.Session(r.Context(), k)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	if rec.AgentID != agentID[0] {
+		writeDetail(w, http.StatusNotFound, "Session not found")
+		return
+	}
 	st, err := s.eng.Status(r.Context(), k)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"session_id": k.SessionID, "status": string(st)})
+	writeJSON(w, http.StatusOK, api.Status{SessionID: k.SessionID, Status: string(st)})
 }
 
 func (s *Server) patchSession(w http.ResponseWriter, r *http.Request, user string) {
@@ -118,6 +116,19 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request, user strin
 		return
 	}
 	var p session.Patch
+	// A session's permission_mode (kept in its config, as the reference
+	// keeps it) only tightens the agent's own: see engine.Engine.Start.
+	if raw, present := fields["permission_mode"]; present && !isNull(raw) {
+		var m string
+		mode, err := permission.Mode(""), json.Unmarshal(raw, &m)
+		if err == nil {
+			mode, err = permission.ParseMode(m)
+		}
+		if err != nil || mode == "" {
+			writeInvalid(w, []any{"body", "permission_mode"}, "enum", "Input should be 'default', 'accept_edits', 'explore', 'bypass' or 'dont_ask'")
+			return
+		}
+	}
 	if _, present := fields["name"]; present {
 		name, ok := stringField(w, fields, "name", false)
 		if !ok {
@@ -147,7 +158,12 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request, user strin
 		s.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, viewOf(rec))
+	st, err := s.eng.Store().LoadState(r.Context(), k)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, recordOf(rec, st.JSON))
 }
 
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, user string) {
@@ -174,11 +190,11 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, user string) {
 		s.fail(w, err)
 		return
 	}
-	msgs := make([]json.RawMessage, len(page.Messages))
+	out := api.Messages{Messages: make([]json.RawMessage, len(page.Messages)), IsRunning: running, HasMore: page.HasMore}
 	for i, m := range page.Messages {
-		msgs[i] = m.JSON
+		out.Messages[i] = m.JSON
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"messages": msgs, "is_running": running, "has_more": page.HasMore})
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request, user string) {
@@ -208,7 +224,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, user string) {
 		s.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "started", "session_id": sid})
+	writeJSON(w, http.StatusOK, api.ChatStarted{Status: "started", SessionID: sid})
 }
 
 func (s *Server) interrupt(w http.ResponseWriter, r *http.Request, user string) {
@@ -217,5 +233,5 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request, user string) 
 		s.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"session_id": k.SessionID})
+	writeJSON(w, http.StatusAccepted, api.Accepted{SessionID: k.SessionID})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,11 +9,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +19,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/server/client"
 )
 
 func init() {
@@ -161,110 +159,46 @@ type chatConfig struct {
 	Transport http.RoundTripper
 }
 
-// chatClient talks to one server as one user.
-type chatClient struct {
-	base  string
-	token string
-	user  string
-	http  *http.Client
-}
-
-// apiError is a non-2xx answer of the server.
-type apiError struct {
-	Status int
-	Detail string
-}
-
-func (e *apiError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Detail) }
-
-func (c *chatClient) request(ctx context.Context, method, path string, body any) (*http.Request, error) {
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("X-User-ID", c.user)
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return req, nil
-}
-
-// call does one JSON request and decodes the answer into out (if not nil).
-func (c *chatClient) call(ctx context.Context, method, path string, body, out any) error {
-	req, err := c.request(ctx, method, path, body)
-	if err != nil {
-		return err
-	}
-	res, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
-	if err != nil {
-		return err
-	}
-	if res.StatusCode/100 != 2 {
-		var d struct {
-			Detail json.RawMessage `json:"detail"`
-		}
-		detail := strings.TrimSpace(string(data))
-		if json.Unmarshal(data, &d) == nil && len(d.Detail) > 0 {
-			var s string
-			if json.Unmarshal(d.Detail, &s) == nil {
-				detail = s
-			} else {
-				detail = string(d.Detail)
-			}
-		}
-		return &apiError{Status: res.StatusCode, Detail: detail}
-	}
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			return fmt.Errorf("%s %s: %w", method, path, err)
-		}
-	}
-	return nil
-}
-
-// streamFrame is one event of the session's SSE stream.
-type streamFrame struct {
-	Seq   int64
-	Event event.Event
-}
-
 // follow keeps the session's stream open until ctx ends, reconnecting
 // with Last-Event-ID when it drops, and sends each event on frames. ready
 // is closed once the first connection is subscribed, so an input posted
 // after it cannot be missed. It returns the error of a refusal no retry
 // would change (a 4xx other than 429: unknown session, bad token).
-func (c *chatClient) follow(ctx context.Context, sid string, frames chan<- streamFrame, ready chan<- struct{}, warn func(error)) error {
+func follow(ctx context.Context, c *client.Client, sid string, frames chan<- client.Frame, ready chan<- struct{}, warn func(error)) error {
 	var last int64 = -1 // no cursor: the run in progress, or from now
 	backoff := 100 * time.Millisecond
+	opened := func() {
+		if ready != nil {
+			close(ready)
+			ready = nil
+		}
+		backoff = 100 * time.Millisecond
+	}
 	for ctx.Err() == nil {
-		err := c.streamOnce(ctx, sid, &last, frames, &ready)
+		var err error
+		for f, ferr := range c.Stream(ctx, sid, last, opened) {
+			if ferr != nil {
+				err = ferr
+				break
+			}
+			if f.Seq >= 0 {
+				last = f.Seq
+			}
+			select {
+			case frames <- f:
+			case <-ctx.Done():
+				return nil
+			}
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
-		var ae *apiError
+		var ae *client.Error
 		if errors.As(err, &ae) && ae.Status/100 == 4 && ae.Status != http.StatusTooManyRequests {
 			return fmt.Errorf("stream: %w", err)
 		}
 		if err != nil {
 			warn(err)
-		} else {
-			backoff = 100 * time.Millisecond
 		}
 		select {
 		case <-ctx.Done():
@@ -276,73 +210,16 @@ func (c *chatClient) follow(ctx context.Context, sid string, frames chan<- strea
 	return nil
 }
 
-func (c *chatClient) streamOnce(ctx context.Context, sid string, last *int64, frames chan<- streamFrame, ready *chan<- struct{}) error {
-	req, err := c.request(ctx, "GET", "/sessions/"+url.PathEscape(sid)+"/stream", nil)
-	if err != nil {
-		return err
-	}
-	if *last >= 0 {
-		req.Header.Set("Last-Event-ID", strconv.FormatInt(*last, 10))
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	res, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
-		return &apiError{Status: res.StatusCode, Detail: strings.TrimSpace(string(b))}
-	}
-	if *ready != nil {
-		close(*ready)
-		*ready = nil
-	}
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(nil, 8<<20)
-	var seq int64 = -1
-	var data []byte
-	for sc.Scan() {
-		line := sc.Bytes()
-		switch {
-		case len(line) == 0: // end of a frame
-			if data != nil {
-				ev, err := event.Decode(data)
-				data = nil
-				if err != nil {
-					return fmt.Errorf("stream: %w", err)
-				}
-				if seq >= 0 {
-					*last = seq
-				}
-				select {
-				case frames <- streamFrame{Seq: seq, Event: ev}:
-				case <-ctx.Done():
-					return nil
-				}
-			}
-		case bytes.HasPrefix(line, []byte("id:")):
-			seq, _ = strconv.ParseInt(strings.TrimSpace(string(line[3:])), 10, 64)
-		case bytes.HasPrefix(line, []byte("data:")):
-			data = append(data, bytes.TrimPrefix(line[5:], []byte(" "))...)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("stream: %w", err)
-	}
-	return errors.New("stream closed by the server")
-}
-
 // chatter is one chat: its client, renderer, input lines and stream.
 type chatter struct {
 	cfg    chatConfig
 	inv    *invocation
-	c      *chatClient
+	c      *client.Client
 	sid    string
 	agent  string
 	r      *renderer
 	lines  <-chan string // closed on EOF
-	frames <-chan streamFrame
+	frames <-chan client.Frame
 	lastC  time.Time // the last Ctrl+C
 	// parked is the confirmation a resumed session's reply waits for.
 	parked *event.RequireUserConfirm
@@ -362,20 +239,18 @@ func chat(ctx context.Context, cfg chatConfig, inv *invocation) int {
 	errInv := *inv
 	errInv.Stderr = cfg.Stderr
 	inv = &errInv
-	c := &chatClient{base: strings.TrimRight(cfg.Server, "/"), token: cfg.Token, user: cfg.User, http: &http.Client{Transport: cfg.Transport}}
+	c := &client.Client{BaseURL: cfg.Server, Token: cfg.Token, User: cfg.User, HTTP: &http.Client{Transport: cfg.Transport}}
 	ch := &chatter{cfg: cfg, inv: inv, c: c, agent: cfg.Agent, r: newRenderer(cfg.Stdout, cfg.Color)}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	if cfg.Session == "" {
-		var out struct {
-			SessionID string `json:"session_id"`
-		}
-		if err := c.call(ctx, "POST", "/sessions/", map[string]any{"agent_id": cfg.Agent}, &out); err != nil {
+		sid, err := c.CreateSession(ctx, cfg.Agent, "")
+		if err != nil {
 			inv.Errorf("create a session: %v", err)
 			return exitFailure
 		}
-		ch.sid = out.SessionID
+		ch.sid = sid
 		fmt.Fprintf(cfg.Stderr, "session %s (agent %s); continue it with --session %s\n", ch.sid, cfg.Agent, ch.sid)
 	} else {
 		ch.sid = cfg.Session
@@ -385,14 +260,14 @@ func chat(ctx context.Context, cfg chatConfig, inv *invocation) int {
 		}
 	}
 
-	frames := make(chan streamFrame, 256)
+	frames := make(chan client.Frame, 256)
 	ready := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	streamErr := make(chan error, 1)
 	go func() { // owned by chat: ends with ctx, or at a refusal
 		defer wg.Done()
-		err := c.follow(ctx, ch.sid, frames, ready, func(err error) {
+		err := follow(ctx, c, ch.sid, frames, ready, func(err error) {
 			fmt.Fprintf(cfg.Stderr, "agentscope chat: stream: %v; reconnecting\n", err)
 		})
 		if err != nil {
@@ -480,27 +355,15 @@ const historyTail = 10
 
 // resume prints the tail of the session's transcript and learns its agent.
 func (ch *chatter) resume(ctx context.Context) error {
-	var list struct {
-		Sessions []struct {
-			Session struct {
-				ID      string `json:"id"`
-				AgentID string `json:"agent_id"`
-			} `json:"session"`
-		} `json:"sessions"`
-	}
-	if err := ch.c.call(ctx, "GET", "/sessions/", nil, &list); err == nil {
+	if list, err := ch.c.Sessions(ctx, ""); err == nil {
 		for _, s := range list.Sessions {
 			if s.Session.ID == ch.sid && s.Session.AgentID != "" {
 				ch.agent = s.Session.AgentID
 			}
 		}
 	}
-	var page struct {
-		Messages []json.RawMessage `json:"messages"`
-		HasMore  bool              `json:"has_more"`
-	}
-	q := "?limit=" + strconv.Itoa(historyTail)
-	if err := ch.c.call(ctx, "GET", "/sessions/"+url.PathEscape(ch.sid)+"/messages"+q, nil, &page); err != nil {
+	page, err := ch.c.Messages(ctx, ch.sid, "", historyTail)
+	if err != nil {
 		return err
 	}
 	w := ch.cfg.Stdout
@@ -510,12 +373,9 @@ func (ch *chatter) resume(ctx context.Context) error {
 	for _, raw := range page.Messages {
 		ch.r.message(raw)
 	}
-	var st struct {
-		Status string `json:"status"`
-	}
-	if err := ch.c.call(ctx, "GET", "/sessions/"+url.PathEscape(ch.sid)+"/status", nil, &st); err == nil && st.Status != "" && st.Status != "idle" {
-		fmt.Fprintf(ch.cfg.Stderr, "(the session is %s)\n", strings.ReplaceAll(st.Status, "_", " "))
-		if st.Status == "awaiting_permission" && len(page.Messages) > 0 {
+	if st, err := ch.c.Status(ctx, ch.sid, ch.agent); err == nil && st != "" && st != "idle" {
+		fmt.Fprintf(ch.cfg.Stderr, "(the session is %s)\n", strings.ReplaceAll(st, "_", " "))
+		if st == "awaiting_permission" && len(page.Messages) > 0 {
 			ch.parked = parkedConfirm(page.Messages[len(page.Messages)-1])
 		}
 	}
@@ -625,7 +485,11 @@ func (ch *chatter) secondCtrlC() bool {
 }
 
 func (ch *chatter) post(ctx context.Context, input any) error {
-	return ch.c.call(ctx, "POST", "/chat/", map[string]any{"agent_id": ch.agent, "session_id": ch.sid, "input": input}, nil)
+	raw, err := json.Marshal(input)
+	if err != nil {
+		return err
+	}
+	return ch.c.Chat(ctx, ch.agent, ch.sid, raw)
 }
 
 // reply renders the stream until the reply ends; it answers the
@@ -639,7 +503,7 @@ func (ch *chatter) reply(ctx context.Context) error {
 			if ch.secondCtrlC() {
 				return errQuit
 			}
-			if err := ch.c.call(ctx, "POST", "/sessions/"+url.PathEscape(ch.sid)+"/interrupt", nil, nil); err != nil {
+			if err := ch.c.Interrupt(ctx, ch.sid); err != nil {
 				fmt.Fprintf(ch.cfg.Stderr, "\nagentscope chat: interrupt: %v\n", err)
 			} else {
 				fmt.Fprintln(ch.cfg.Stderr, "\n(interrupting; Ctrl+C again to quit)")

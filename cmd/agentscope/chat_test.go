@@ -90,7 +90,7 @@ func (s *apiServer) status(sid string) string {
 	var st struct {
 		Status string `json:"status"`
 	}
-	s.get("/sessions/"+sid+"/status", &st)
+	s.get("/sessions/"+sid+"/status?agent_id=demo", &st)
 	return st.Status
 }
 

@@ -404,7 +404,7 @@ func TestServeBuiltinToolsAskFirst(t *testing.T) {
 		defer stop()
 		postChat(t, s, sid, prompt)
 		frames := until(t, ch, event.TypeRequireUserConfirm)
-		if code, body := s.call("GET", "/sessions/"+sid+"/status", ""); code != 200 || !strings.Contains(body, "awaiting_permission") {
+		if code, body := s.call("GET", "/sessions/"+sid+"/status?agent_id=demo", ""); code != 200 || !strings.Contains(body, "awaiting_permission") {
 			t.Errorf("%q: status %d %s", prompt, code, body)
 		}
 		return frames

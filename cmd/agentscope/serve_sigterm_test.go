@@ -27,7 +27,7 @@ func TestServeSIGTERMDuringTool(t *testing.T) {
 	ch, _ := s.sse(sid, 0)
 	postChat(t, s, sid, "please wait 30 seconds")
 	before := until(t, ch, event.TypeToolResultStart)
-	if _, body := s.call("GET", "/sessions/"+sid+"/status", ""); !strings.Contains(body, `"running"`) {
+	if _, body := s.call("GET", "/sessions/"+sid+"/status?agent_id=demo", ""); !strings.Contains(body, `"running"`) {
 		t.Fatalf("status while the tool runs: %s", body)
 	}
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -77,7 +77,7 @@ func TestServeSIGTERMDuringTool(t *testing.T) {
 	// Restarted on the same database: nothing to rescue, the session is
 	// idle, the transcript holds the closed reply, and it goes on.
 	s2 := startServe(t, bin, addr, db)
-	if code, body := s2.call("GET", "/sessions/"+sid+"/status", ""); code != 200 || !strings.Contains(body, `"idle"`) {
+	if code, body := s2.call("GET", "/sessions/"+sid+"/status?agent_id=demo", ""); code != 200 || !strings.Contains(body, `"idle"`) {
 		t.Fatalf("status after the restart: %d %s", code, body)
 	}
 	msgs := transcript(t, s2, sid)

@@ -222,7 +222,7 @@ func checkCompleted(t *testing.T, s *served, sid string, frames []sseFrame) {
 	if in.Role != event.RoleUser || reply.Role != event.RoleAssistant || reply.FinishedReason != event.ReplyCompleted || !strings.Contains(text, `saved the note \"buy milk\"`) && !strings.Contains(text, `saved the note "buy milk"`) {
 		t.Fatalf("transcript: %s / %s (%q)", in.Role, reply.FinishedReason, text)
 	}
-	if code, body := s.call("GET", "/sessions/"+sid+"/status", ""); !strings.Contains(body, `"idle"`) {
+	if code, body := s.call("GET", "/sessions/"+sid+"/status?agent_id=demo", ""); !strings.Contains(body, `"idle"`) {
 		t.Fatalf("status %d %s", code, body)
 	}
 }
@@ -247,7 +247,7 @@ func TestServeDemoEndToEnd(t *testing.T) {
 	if !text || first[0].seq != 1 {
 		t.Fatalf("first run: %d events from seq %d", len(first), first[0].seq)
 	}
-	if _, body := s.call("GET", "/sessions/"+sid+"/status", ""); !strings.Contains(body, "awaiting_permission") {
+	if _, body := s.call("GET", "/sessions/"+sid+"/status?agent_id=demo", ""); !strings.Contains(body, "awaiting_permission") {
 		t.Fatalf("status %s", body)
 	}
 	if code, body := s.call("POST", "/chat/", fmt.Sprintf(`{"agent_id":"demo","session_id":%q,"input":%s}`, sid, confirmFor(t, first))); code != 200 {
@@ -365,7 +365,7 @@ func TestServeSurvivesSIGKILLDuringTool(t *testing.T) {
 			} else {
 				// Rescued before /health answered: the dead reply is closed
 				// and the session free.
-				code, status := s2.call("GET", "/sessions/"+sid+"/status", "")
+				code, status := s2.call("GET", "/sessions/"+sid+"/status?agent_id=demo", "")
 				if msgs := transcript(t, s2, sid); code != 200 || !strings.Contains(status, `"idle"`) || len(msgs) != 2 {
 					t.Fatalf("at the restart: status %d %s, %d messages, want idle and 2\n%s", code, status, len(msgs), s2.stderr)
 				}
@@ -375,7 +375,7 @@ func TestServeSurvivesSIGKILLDuringTool(t *testing.T) {
 			var msgs []*message.Msg
 			for deadline := time.Now().Add(15 * time.Second); ; {
 				msgs = transcript(t, s2, sid)
-				code, status := s2.call("GET", "/sessions/"+sid+"/status", "")
+				code, status := s2.call("GET", "/sessions/"+sid+"/status?agent_id=demo", "")
 				if len(msgs) >= want && code == 200 && strings.Contains(status, `"idle"`) {
 					break
 				}

@@ -1,0 +1,60 @@
+// Package agui translates between agentscope-go's native events and AG-UI
+// (the Agent User Interaction Protocol, @ag-ui/core 1.0), as pure
+// functions and per-stream state: no HTTP, no store, nothing but the core
+// module's events, blocks and messages. The transports of package server
+// frame what it writes (SSE) and deliver what it reads to the run engine.
+//
+// Every AG-UI event is written as one compact JSON object followed by
+// '\n', appended to a caller's buffer, in camelCase, with a fixed key
+// order and no null: an optional member that has no value is left out, as
+// the reference writes them (pydantic's exclude_none) and as
+// @ag-ui/client requires (it rejects a null where a member is optional).
+// Strings are written in pydantic's spelling, non-ASCII as it is. The
+// reference writes its AG-UI events with json.dumps' ", " and ": "
+// separators; these are compact, the same JSON values.
+//
+// # The reference conversion (Converter)
+//
+// Converter is what GET /sessions/{id}/stream?format=agui sends: the
+// conversion the reference's AGUIProtocolMiddleware applies to a native
+// stream (AgentScope 2.x, app/middleware/_protocol/_agui.py), one AG-UI
+// event per native event:
+//
+//	REPLY_START                   RUN_STARTED{threadId: session_id, runId: reply_id}
+//	REPLY_END                     RUN_FINISHED{threadId, runId} for completed, interrupted and
+//	                              error alike; exceed_max_iters: RUN_ERROR{message:
+//	                              ExceedMaxItersMessage, code: "exceed_max_iters"}
+//	MODEL_CALL_START              STEP_STARTED{stepName: model_name}
+//	MODEL_CALL_END                STEP_FINISHED{stepName: the last MODEL_CALL_START's model,
+//	                              "model_call" before any}
+//	TEXT_BLOCK_START|DELTA|END    TEXT_MESSAGE_START{messageId: block_id, role: "assistant"},
+//	                              TEXT_MESSAGE_CONTENT{messageId, delta}, TEXT_MESSAGE_END{messageId}
+//	THINKING_BLOCK_START|DELTA|END REASONING_MESSAGE_START{messageId, role: "reasoning"},
+//	                              REASONING_MESSAGE_CONTENT, REASONING_MESSAGE_END; no
+//	                              REASONING_START/END around them, as the reference
+//	TOOL_CALL_START|DELTA|END     TOOL_CALL_START{toolCallId, toolCallName, parentMessageId:
+//	                              reply_id}, TOOL_CALL_ARGS{toolCallId, delta}, TOOL_CALL_END
+//	TOOL_RESULT_END               TOOL_CALL_RESULT{messageId: reply_id, toolCallId, content: the
+//	                              result's TOOL_RESULT_TEXT_DELTAs joined, or its state when
+//	                              they are empty}, messageId first as the reference's model has it
+//	TOOL_RESULT_START, _TEXT_DELTA, _DATA_DELTA, DATA_BLOCK_*, EXCEED_MAX_ITERS,
+//	REQUIRE_USER_CONFIRM, REQUIRE_EXTERNAL_EXECUTION, USER_CONFIRM_RESULT,
+//	EXTERNAL_EXECUTION_RESULT     CUSTOM{name: the type in snake_case, value: the event}
+//	HINT_BLOCK, USER_INTERRUPT, CUSTOM
+//	                              CUSTOM{name: "unknown", value: the event}: the reference has
+//	                              no case for them and its fallback names them so
+//
+// A CUSTOM's value is the native event as the reference's
+// model_dump(exclude_none=True) gives it: its JSON with the null members
+// of its models (and of the tool calls, results, rules and sources nested
+// in it) left out, but the dicts (metadata, a CUSTOM's value) as they are,
+// since pydantic applies exclude_none to model fields only.
+//
+// The reference keeps the last model name and the tool results' text in
+// its middleware, which every stream of the process shares (its code says
+// so); a Converter is one stream's, so two streams cannot mix their
+// results. AppendChunk rewrites chunks of an SSE body as the middleware
+// does (data: lines converted, their LF or CRLF endings kept; other lines,
+// heartbeats and what is not an event passed through; a bare event
+// converted to its JSON and a newline).
+package agui

@@ -57,4 +57,62 @@
 // does (data: lines converted, their LF or CRLF endings kept; other lines,
 // heartbeats and what is not an event passed through; a bare event
 // converted to its JSON and a newline).
+//
+// # The AG-UI 1.0 run (Run)
+//
+// Run is what POST /agui/{agent_id} streams: one AG-UI run per request,
+// for one run of a reply (a new reply, or a parked reply's continuation:
+// the resume event, the REPLY_START the service sends again, the rest),
+// which @ag-ui/client's HttpAgent accepts as it stands: its schemas and
+// its verifyEvents, which rejects a run that starts twice, an event after
+// the run's end, a content or end for a lane that is not open, a
+// RUN_FINISHED while a message, tool call or step is open, and a
+// STEP_FINISHED whose name is not the open step's. The mapping follows
+// the reference's, with these changes:
+//
+//   - RUN_STARTED{threadId, runId} comes first, before the first event's
+//     own translation (or at Start), with the ids the transport passes
+//     (the session and the request's runId); a continuation's REPLY_START
+//     adds nothing.
+//   - Lanes are tracked: a delta for a text or reasoning message that is
+//     not open opens it; an end or a tool call's arguments for a lane that
+//     is not open are dropped; a MODEL_CALL_START while a step is open
+//     finishes it; STEP_FINISHED names the open step; whatever is open when
+//     the run ends is closed, messages and calls before their step.
+//   - A tool call's parentMessageId is the id of its step's first text
+//     message, or, when the step has no text before its first call, that
+//     call's id, shared by the step's later calls: each model turn is one
+//     assistant message holding its calls, in order (the reference's
+//     reply_id puts every call of the reply into one message, and collides
+//     with its results' messageId).
+//   - TOOL_CALL_RESULT{messageId: "<tool_call_id>-result", toolCallId,
+//     content, role: "tool"}: a message id of the result's own. content is
+//     the result's text, or its state when it has none, as the reference;
+//     data deltas reach the client as CUSTOM events only.
+//   - REPLY_END completed: RUN_FINISHED{outcome: {type: "success"}};
+//     interrupted: RUN_FINISHED{outcome: {type: "cancelled"}}; error:
+//     RUN_ERROR{message, code: the ErrorInfo's type ("unknown" without
+//     one)}; exceed_max_iters: RUN_ERROR, as the reference.
+//   - REQUIRE_USER_CONFIRM and REQUIRE_EXTERNAL_EXECUTION stay CUSTOM events
+//     (for parity) and record their calls as pending; the run ends when the
+//     caller calls Finish (a parked reply has no closing event, and one park
+//     may hold both kinds), with RUN_FINISHED{outcome: {type: "interrupt",
+//     interrupts}}, one interrupt per pending call:
+//     {id: "confirm:<tool_call_id>" or "external:<tool_call_id>", reason:
+//     ReasonConfirm ("tool_call", AG-UI's core reason for a call awaiting a
+//     decision) or ReasonExternal ("agentscope:external_execution"),
+//     message, toolCallId, responseSchema (what the resume's payload may
+//     hold), metadata: {replyId, toolName, toolInput, and for a
+//     confirmation suggestedRules: [{toolName, ruleContent?, behavior,
+//     source}]}}. The kind is in the id because one call can park twice
+//     (confirmed, then executed outside): a resume replayed from the first
+//     park then cannot answer the second. Finish with nothing pending is
+//     RUN_ERROR{code: IncompleteCode}.
+//   - A native CUSTOM is CUSTOM{name, value} with its own name and value;
+//     every other event is CUSTOM{name: its type in snake_case, value: the
+//     event}, as in the reference.
+//   - Timestamps are not written: the native created_at is local time
+//     without a zone, which AG-UI's epoch milliseconds cannot state.
+//     Reasoning messages come without REASONING_START/END, as the
+//     reference's.
 package agui

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/server/agui"
 )
@@ -48,4 +49,37 @@ func ExampleConverter_AppendChunk() {
 	// Output:
 	// "id: 7\r\ndata: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"b1\"}\r\n\r\n"
 	// ":\n\n"
+}
+
+// A Run is one AG-UI run: here a reply that parks on a confirmation, so
+// the run ends at Finish with an interrupt the client answers in its next
+// request's resume.
+func ExampleRun() {
+	call := &block.ToolCall{ID: "c1", Name: "save_note", Input: `{"text":"milk"}`,
+		SuggestedRules: []block.PermissionRule{{ToolName: "save_note", Behavior: block.Allow, Source: "suggested"}}}
+	r := agui.NewRun("session-1", "run-1")
+	var out []byte
+	for _, e := range []event.Event{
+		&event.ReplyStart{SessionID: "session-1", ReplyID: "r1", Name: "Friday"},
+		&event.ModelCallStart{ReplyID: "r1", ModelName: "qwen-plus"},
+		&event.ToolCallStart{ReplyID: "r1", ToolCallID: "c1", ToolCallName: "save_note"},
+		&event.ToolCallDelta{ReplyID: "r1", ToolCallID: "c1", Delta: `{"text":"milk"}`},
+		&event.ToolCallEnd{ReplyID: "r1", ToolCallID: "c1"},
+		&event.ModelCallEnd{ReplyID: "r1"},
+	} {
+		out = r.Append(out, e)
+	}
+	// The REQUIRE_USER_CONFIRM (a CUSTOM event here) parks the reply; its
+	// run's events are over.
+	r.Append(nil, &event.RequireUserConfirm{ReplyID: "r1", ToolCalls: []*block.ToolCall{call}})
+	out = r.Finish(out)
+	os.Stdout.Write(out)
+	// Output:
+	// {"type":"RUN_STARTED","threadId":"session-1","runId":"run-1"}
+	// {"type":"STEP_STARTED","stepName":"qwen-plus"}
+	// {"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"save_note","parentMessageId":"c1"}
+	// {"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"text\":\"milk\"}"}
+	// {"type":"TOOL_CALL_END","toolCallId":"c1"}
+	// {"type":"STEP_FINISHED","stepName":"qwen-plus"}
+	// {"type":"RUN_FINISHED","threadId":"session-1","runId":"run-1","outcome":{"type":"interrupt","interrupts":[{"id":"confirm:c1","reason":"tool_call","message":"Allow save_note to run with {\"text\":\"milk\"}?","toolCallId":"c1","responseSchema":{"type":"object","properties":{"approved":{"type":"boolean","description":"Run the tool call (false: deny it)."},"editedArgs":{"type":"object","description":"The input to run the tool with instead of the proposed one (a full replacement)."},"rules":{"description":"true: also add the suggested rules; or the permission rules to add.","anyOf":[{"type":"boolean"},{"type":"array","items":{"type":"object"}}]}}},"metadata":{"replyId":"r1","toolName":"save_note","toolInput":"{\"text\":\"milk\"}","suggestedRules":[{"toolName":"save_note","behavior":"allow","source":"suggested"}]}}]}}
 }

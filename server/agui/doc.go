@@ -115,4 +115,53 @@
 //     without a zone, which AG-UI's epoch milliseconds cannot state.
 //     Reasoning messages come without REASONING_START/END, as the
 //     reference's.
+//
+// # The input side
+//
+// ParseRunAgentInput reads a request body as @ag-ui/core's
+// RunAgentInputSchema defines it, strictly (see its comment): a missing or
+// mistyped member, a null where the schema gives a type, an unknown role,
+// part or source type, a status other than resolved or cancelled,
+// invalid UTF-8 are each an *InputError naming the member's path. Members
+// it does not know are ignored: AG-UI's objects are open.
+//
+// The new input of a request (NewUserMessages, NewInput): AG-UI clients
+// send the thread's whole history every time, their own messages and the
+// ones they built from the agent's events, so the input is the user
+// messages after the last message of the agent's (assistant, tool,
+// reasoning or activity) whose ids the session does not hold yet, each id
+// once. The position rule drops the history a client replays; the id rule
+// drops what the session already has when the client retries a request,
+// or keeps no agent messages and so sends all its user messages again.
+// System and developer messages are never input (the agent's instructions
+// are its configuration). Each becomes a native user Msg (Message.UserMsg)
+// with the client's id, so the session knows it next time: a string is a
+// text block; text parts are text blocks; media parts are data blocks, a
+// base64 source (checked to decode) or a URL source (absolute, its media
+// type from mimeType, else the URL's extension, else the part's kind as
+// "image/*", or application/octet-stream for a document). A provider's
+// file id has no native form: an *InputError.
+//
+// A resume (ResumeEvents) is given the events the reply parked on, which
+// the caller recorded; it must answer each interrupt Run announced for
+// them once, and nothing else, as AG-UI's contract asks (*ResumeError:
+// ErrUnknownInterrupt, ErrUnanswered, ErrAnsweredTwice). It gives a
+// USER_CONFIRM_RESULT for the confirmations and an
+// EXTERNAL_EXECUTION_RESULT for the external executions, in the parked
+// events' order:
+//
+//   - a confirmation is approved when resolved, unless its payload says
+//     {"approved": false} (AG-UI's word) or {"confirmed": false} (the
+//     native one); cancelled denies it. An approval runs the parked call,
+//     or, edited, with payload.editedArgs (an object, AG-UI's full
+//     replacement) or payload.input (the native input, a string or an
+//     object), compacted with its members' order kept; payload.rules is
+//     true for the call's suggested rules, or a list (ParseRules);
+//   - an external execution resolved has payload.result (a string, or any
+//     JSON as its text) or payload.content (a string or content parts, as
+//     in a user message), and payload.isError true for a failed execution;
+//     cancelled answers it as a call the user interrupted (state
+//     interrupted, the reference's text for it).
+//
+// A payload of the wrong shape is an *InputError under resume[i].payload.
 package agui

@@ -1,6 +1,7 @@
 package agui_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -82,4 +83,102 @@ func ExampleRun() {
 	// {"type":"TOOL_CALL_END","toolCallId":"c1"}
 	// {"type":"STEP_FINISHED","stepName":"qwen-plus"}
 	// {"type":"RUN_FINISHED","threadId":"session-1","runId":"run-1","outcome":{"type":"interrupt","interrupts":[{"id":"confirm:c1","reason":"tool_call","message":"Allow save_note to run with {\"text\":\"milk\"}?","toolCallId":"c1","responseSchema":{"type":"object","properties":{"approved":{"type":"boolean","description":"Run the tool call (false: deny it)."},"editedArgs":{"type":"object","description":"The input to run the tool with instead of the proposed one (a full replacement)."},"rules":{"description":"true: also add the suggested rules; or the permission rules to add.","anyOf":[{"type":"boolean"},{"type":"array","items":{"type":"object"}}]}}},"metadata":{"replyId":"r1","toolName":"save_note","toolInput":"{\"text\":\"milk\"}","suggestedRules":[{"toolName":"save_note","behavior":"allow","source":"suggested"}]}}]}}
+}
+
+// A run request's new input: the user messages after the agent's last
+// message that the session does not hold yet, as native user Msgs with
+// the client's ids.
+func ExampleNewInput() {
+	body := `{"threadId":"session-1","runId":"run-2","tools":[],"context":[],"messages":[
+	  {"id":"u1","role":"user","content":"save a note: buy milk"},
+	  {"id":"t1","role":"assistant","content":"Saved."},
+	  {"id":"u2","role":"user","content":"and eggs"}]}`
+	in, err := agui.ParseRunAgentInput([]byte(body))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	msgs, _ := agui.NewInput(in, func(id string) bool { return false })
+	for _, m := range msgs {
+		text, _ := m.TextContent("")
+		fmt.Println(m.ID, m.Role, m.Name, text)
+	}
+
+	_, err = agui.ParseRunAgentInput([]byte(`{"threadId":"s","runId":null,"messages":[]}`))
+	fmt.Println(errors.Is(err, agui.ErrInvalidInput), err)
+	// Output:
+	// u2 user user and eggs
+	// true agui: runId: null is not allowed: omit the member
+}
+
+// A resume answers the interrupts of the run that parked: given the event
+// the reply parked on, it becomes the native USER_CONFIRM_RESULT.
+func ExampleResumeEvents() {
+	parked := &event.RequireUserConfirm{ReplyID: "r1", ToolCalls: []*block.ToolCall{
+		{ID: "c1", Name: "save_note", Input: `{"text":"milk"}`, State: block.CallAsking},
+	}}
+	in, _ := agui.ParseRunAgentInput([]byte(`{"threadId":"s","runId":"run-2","messages":[],
+	  "resume":[{"interruptId":"confirm:c1","status":"resolved","payload":{"approved":true,"editedArgs":{"text":"oat milk"}}}]}`))
+	events, err := agui.ResumeEvents(in.Resume, parked)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res := events[0].(*event.UserConfirmResult)
+	fmt.Println(res.Type(), res.ReplyID, res.ConfirmResults[0].Confirmed, res.ConfirmResults[0].ToolCall.Input)
+
+	_, err = agui.ResumeEvents([]agui.ResumeEntry{{InterruptID: "confirm:c7", Status: agui.StatusResolved}}, parked)
+	fmt.Println(errors.Is(err, agui.ErrUnknownInterrupt), err)
+	// Output:
+	// USER_CONFIRM_RESULT r1 true {"text":"oat milk"}
+	// true agui: interrupt "confirm:c7": the interrupt id matches no pending tool call
+}
+
+// ParseRunAgentInput reads the whole request; the members AG-UI leaves to
+// the agent stay raw JSON.
+func ExampleParseRunAgentInput() {
+	in, err := agui.ParseRunAgentInput([]byte(`{"threadId":"s1","runId":"run-1","state":{},"forwardedProps":{"model":"demo"},
+	  "tools":[],"context":[{"description":"time zone","value":"UTC"}],
+	  "messages":[{"id":"u1","role":"user","content":[{"type":"text","text":"What is on this?"},
+	    {"type":"image","source":{"type":"url","value":"https://example.com/a.png"}}]}]}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(in.ThreadID, in.RunID, string(in.ForwardedProps), in.Context[0].Value)
+	for _, p := range in.Messages[0].Content.Parts {
+		fmt.Printf("%s %q %q\n", p.Type, p.Text, p.Source.Value)
+	}
+	// Output:
+	// s1 run-1 {"model":"demo"} UTC
+	// text "What is on this?" ""
+	// image "" "https://example.com/a.png"
+}
+
+// NewUserMessages picks the new input of a history a client replays whole.
+func ExampleNewUserMessages() {
+	history := []agui.Message{
+		{ID: "u1", Role: "user"},
+		{ID: "t1", Role: "assistant"},
+		{ID: "c1-result", Role: "tool"},
+		{ID: "u2", Role: "user"},
+		{ID: "u3", Role: "user"},
+	}
+	stored := func(id string) bool { return id == "u2" } // a retried request's first message
+	for _, m := range agui.NewUserMessages(history, stored) {
+		fmt.Println(m.ID)
+	}
+	// Output:
+	// u3
+}
+
+// ParseRules reads rules in the camelCase of the interrupts' metadata, or
+// the native spelling.
+func ExampleParseRules() {
+	rules, err := agui.ParseRules("rules", []byte(`[{"toolName":"Bash","ruleContent":"git status","behavior":"allow"},{"tool_name":"Write","rule_content":null,"behavior":"deny","source":"user"}]`))
+	fmt.Println(err)
+	fmt.Println(string(block.AppendRules(nil, rules)))
+	// Output:
+	// <nil>
+	// [{"tool_name":"Bash","rule_content":"git status","behavior":"allow","source":"suggested"},{"tool_name":"Write","rule_content":null,"behavior":"deny","source":"user"}]
 }

@@ -159,9 +159,11 @@
 //     true for the call's suggested rules, or a list (ParseRules);
 //   - an external execution resolved has payload.result (a string, or any
 //     JSON as its text) or payload.content (a string or content parts, as
-//     in a user message), and payload.isError true for a failed execution;
-//     cancelled answers it as a call the user interrupted (state
-//     interrupted, the reference's text for it).
+//     in a user message), payload.isError true for a failed execution, and
+//     payload.metadata for the result's metadata (the entry's own metadata
+//     is AG-UI's envelope, not the result's); cancelled answers it as a
+//     call the user interrupted (state interrupted, the reference's text
+//     for it).
 //
 // A payload of the wrong shape is an *InputError under resume[i].payload.
 package agui

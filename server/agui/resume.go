@@ -54,8 +54,9 @@ func (e *ResumeError) Unwrap() error { return e.Err }
 // input, a JSON string or object), and rules: true for the call's
 // suggested rules, or a list of rules to add. An external execution's
 // payload holds result (the output: a string, or any JSON, kept as its
-// text) or content (a string or AG-UI content parts), and isError for a
-// failed run; "cancelled" answers it as interrupted by the user.
+// text) or content (a string or AG-UI content parts), isError for a
+// failed run, and metadata for the result's; "cancelled" answers it as
+// interrupted by the user.
 //
 // An entry whose interrupt matches no pending call, a call left
 // unanswered and a call answered twice are *ResumeError; a payload of the
@@ -275,6 +276,9 @@ func executionResult(at string, r ResumeEntry, call *block.ToolCall) (*block.Too
 	default:
 		return nil, inputErr(at+".result", "required")
 	}
+	if res.Metadata, err = objectMap(o, "metadata"); err != nil {
+		return nil, err
+	}
 	isErr, err := o.raw("isError")
 	if err != nil {
 		return nil, err
@@ -350,6 +354,22 @@ func either(o obj, a, b string) (string, error) {
 		}
 	}
 	return o.str(k, true)
+}
+
+// objectMap decodes member k, an object, for a block's metadata (nil when
+// absent).
+func objectMap(o obj, k string) (map[string]any, error) {
+	raw, err := o.object(k)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // the wire writer keeps numbers as they were sent
+	if err := dec.Decode(&m); err != nil {
+		return nil, inputErr(o.at(k), "%v", err)
+	}
+	return m, nil
 }
 
 // compact returns a JSON value's text without insignificant space, its

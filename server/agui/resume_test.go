@@ -92,7 +92,14 @@ func TestResumeExternal(t *testing.T) {
 			t.Errorf("%s\n got %s\nwant %s", c.payload, got, c.want)
 		}
 	}
-	out, err := agui.ResumeEvents(entries(t, `[{"interruptId":"external:c3","status":"cancelled"}]`), external)
+	out, err := agui.ResumeEvents(entries(t, `[{"interruptId":"external:c3","status":"resolved","payload":{"result":"ok","metadata":{"source":"caller","n":1.50}}}]`), external)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := out[0].(*event.ExternalExecutionResult).ExecutionResults[0]; string(r.AppendJSON(nil)) != `{"type":"tool_result","id":"c3","name":"weather","output":"ok","state":"success","metadata":{"n":1.50,"source":"caller"},"created_at":"","finished_at":null}` {
+		t.Errorf("%s", r.AppendJSON(nil))
+	}
+	out, err = agui.ResumeEvents(entries(t, `[{"interruptId":"external:c3","status":"cancelled"}]`), external)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,6 +154,7 @@ func TestResumeErrors(t *testing.T) {
 		{`[{"interruptId":"external:c3","status":"resolved","payload":{}}]`, []event.Event{external}, "", nil, "resume[0].payload.result"},
 		{`[{"interruptId":"external:c3","status":"resolved","payload":{"result":"a","content":"b"}}]`, []event.Event{external}, "", nil, "resume[0].payload"},
 		{`[{"interruptId":"external:c3","status":"resolved","payload":{"result":"a","isError":"no"}}]`, []event.Event{external}, "", nil, "resume[0].payload.isError"},
+		{`[{"interruptId":"external:c3","status":"resolved","payload":{"result":"a","metadata":[]}}]`, []event.Event{external}, "", nil, "resume[0].payload.metadata"},
 		{`[{"interruptId":"external:c3","status":"resolved","payload":{"content":[{"type":"image","source":{"type":"data","value":"!","mimeType":"image/png"}}]}}]`, []event.Event{external}, "", nil, "resume[0].payload.content[0].source.value"},
 	}
 	for _, c := range cases {

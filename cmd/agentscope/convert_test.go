@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -147,5 +149,61 @@ func TestConvertCommandErrors(t *testing.T) {
 	cancel()
 	if err := convertStream(ctx, strings.NewReader(start), &bytes.Buffer{}, convertOptions{Mode: "stream"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// The command's output, piped into testdata/peers/agui-check.mjs as a
+// user would check a recorded stream: the reference's conversion passes
+// @ag-ui/core's schemas, the run mode an HttpAgent too.
+func TestConvertRealClient(t *testing.T) {
+	everythingJS(t) // installs the npm test peers, or fails
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args  []string
+		check []string
+	}{
+		{[]string{"convert", "--to", "agui"}, []string{"--schema"}},
+		{[]string{"convert", "--to", "agui", "--mode", "run"}, nil},
+		{[]string{"convert", "--to", "agui", "--mode", "run"}, []string{"--schema"}},
+	} {
+		code, stdout, stderr := runIn(t, string(reply), c.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		cmd := exec.Command("node", append([]string{"agui-check.mjs"}, c.check...)...)
+		cmd.Dir = filepath.Join(root, "testdata", "peers")
+		cmd.Stdin = strings.NewReader(stdout)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v | agui-check.mjs %v: %v\n%s", c.args, c.check, err, out)
+		}
+		var report struct {
+			Streams []struct{ Events int } `json:"streams"`
+			Threads []struct {
+				Runs []struct{ Events int } `json:"runs"`
+			} `json:"threads"`
+		}
+		if err := json.Unmarshal(out, &report); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		n := 0
+		for _, s := range report.Streams {
+			n += s.Events
+		}
+		for _, th := range report.Threads {
+			for _, r := range th.Runs {
+				n += r.Events
+			}
+		}
+		if want := strings.Count(stdout, "\n"); n != want {
+			t.Errorf("%v: the check saw %d events of %d", c.args, n, want)
+		}
 	}
 }

@@ -36,7 +36,7 @@
 //	                              reply_id}, TOOL_CALL_ARGS{toolCallId, delta}, TOOL_CALL_END
 //	TOOL_RESULT_END               TOOL_CALL_RESULT{messageId: reply_id, toolCallId, content: the
 //	                              result's TOOL_RESULT_TEXT_DELTAs joined, or its state when
-//	                              they are empty}, messageId first as the reference's model has it
+//	                              they are empty}
 //	TOOL_RESULT_START, _TEXT_DELTA, _DATA_DELTA, DATA_BLOCK_*, EXCEED_MAX_ITERS,
 //	REQUIRE_USER_CONFIRM, REQUIRE_EXTERNAL_EXECUTION, USER_CONFIRM_RESULT,
 //	EXTERNAL_EXECUTION_RESULT     CUSTOM{name: the type in snake_case, value: the event}
@@ -154,9 +154,10 @@
 //     {"approved": false} (AG-UI's word) or {"confirmed": false} (the
 //     native one); cancelled denies it. An approval runs the parked call,
 //     or, edited, with payload.editedArgs (an object, AG-UI's full
-//     replacement) or payload.input (the native input, a string or an
-//     object), compacted with its members' order kept; payload.rules is
-//     true for the call's suggested rules, or a list (ParseRules);
+//     replacement) or payload.input (the native input: a string, taken as
+//     it is, or an object); an object is compacted, its members' order
+//     kept. payload.rules is true for the call's suggested rules, or a
+//     list of rules to add (ParseRules);
 //   - an external execution resolved has payload.result (a string, or any
 //     JSON as its text) or payload.content (a string or content parts, as
 //     in a user message), payload.isError true for a failed execution, and

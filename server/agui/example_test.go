@@ -35,7 +35,7 @@ func ExampleConverter() {
 	// {"type":"TEXT_MESSAGE_CONTENT","messageId":"b1","delta":"Hi"}
 	// {"type":"STEP_FINISHED","stepName":"qwen-plus"}
 	// {"type":"CUSTOM","name":"tool_result_text_delta","value":{"id":"e5","created_at":"2026-08-22T09:14:04","metadata":{},"type":"TOOL_RESULT_TEXT_DELTA","reply_id":"r1","tool_call_id":"c1","delta":"42"}}
-	// {"messageId":"r1","type":"TOOL_CALL_RESULT","toolCallId":"c1","content":"42"}
+	// {"type":"TOOL_CALL_RESULT","messageId":"r1","toolCallId":"c1","content":"42"}
 	// {"type":"RUN_ERROR","message":"The agent exceeded the maximum reasoning-acting iterations","code":"exceed_max_iters"}
 }
 

@@ -78,8 +78,14 @@ func ResumeEvents(resume []ResumeEntry, parked ...event.Event) ([]event.Event, e
 		var tcs []*block.ToolCall
 		switch e := p.(type) {
 		case *event.RequireUserConfirm:
+			if e == nil {
+				continue
+			}
 			reason, tcs, replyID = ReasonConfirm, e.ToolCalls, e.ReplyID
 		case *event.RequireExternalExecution:
+			if e == nil {
+				continue
+			}
 			reason, tcs, replyID = ReasonExternal, e.ToolCalls, e.ReplyID
 		default:
 			typ := "nil"

@@ -41,8 +41,8 @@ const (
 // @ag-ui/client HttpAgent accepts: RUN_STARTED first; every text message,
 // reasoning message, tool call and step that opens is closed before the
 // run ends; RUN_FINISHED carries an outcome (success, interrupt or
-// cancelled), or RUN_ERROR ends the run; nothing follows either. doc.go
-// has the mapping.
+// cancelled), or RUN_ERROR ends the run; nothing follows either. The
+// package documentation has the mapping.
 //
 // A run is one request: a new reply, or a parked reply's continuation (the
 // resume event, the REPLY_START again, the rest of the reply). It ends at
@@ -177,17 +177,7 @@ func (r *Run) Append(dst []byte, e event.Event) []byte {
 	case *event.ToolResultEnd:
 		text := r.results[e.ToolCallID]
 		delete(r.results, e.ToolCallID)
-		dst = head(dst, "TOOL_CALL_RESULT")
-		dst = str(dst, "messageId", e.ToolCallID+"-result")
-		dst = str(dst, "toolCallId", e.ToolCallID)
-		dst = key(dst, "content")
-		if len(text) > 0 {
-			dst = wire.AppendString(dst, string(text))
-		} else {
-			dst = wire.AppendString(dst, string(e.State))
-		}
-		dst = str(dst, "role", "tool")
-		return end(dst)
+		return toolResult(dst, e.ToolCallID+"-result", e, text, "tool")
 	case *event.RequireUserConfirm:
 		r.park(ReasonConfirm, e.ToolCalls)
 		return r.custom(dst, e)

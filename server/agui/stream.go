@@ -17,7 +17,8 @@ const defaultStep = "model_call"
 
 // Converter is the reference's conversion of a native event stream into
 // AG-UI events, the one GET /sessions/{id}/stream?format=agui sends: each
-// native event becomes exactly one AG-UI event (doc.go has the table).
+// native event becomes exactly one AG-UI event (the package documentation
+// has the table).
 //
 // It remembers, per stream, the model of the last MODEL_CALL_START (for
 // STEP_FINISHED) and the text of each tool result (for TOOL_CALL_RESULT),
@@ -35,8 +36,11 @@ type Converter struct {
 func NewConverter() *Converter { return &Converter{model: defaultStep} }
 
 // Append appends the AG-UI event for e to dst, one JSON object followed by
-// '\n', and returns the extended buffer.
+// '\n', and returns the extended buffer (unchanged for a nil e).
 func (c *Converter) Append(dst []byte, e event.Event) []byte {
+	if e == nil {
+		return dst
+	}
 	switch e := e.(type) {
 	case *event.ReplyStart:
 		dst = head(dst, "RUN_STARTED")
@@ -94,7 +98,7 @@ func (c *Converter) Append(dst []byte, e event.Event) []byte {
 		delete(c.results, e.ToolCallID)
 		// The reference names the reply as the result's message (every
 		// result of a reply then shares it: Run does better).
-		return toolResult(dst, e.ReplyID, e, text)
+		return toolResult(dst, e.ReplyID, e, text, "")
 	case *event.ToolResultStart, *event.ToolResultDataDelta,
 		*event.DataBlockStart, *event.DataBlockDelta, *event.DataBlockEnd,
 		*event.ExceedMaxIters, *event.RequireUserConfirm, *event.RequireExternalExecution,
@@ -203,19 +207,20 @@ func idOnly(dst []byte, typ, idKey, id string) []byte {
 	return end(dst)
 }
 
-// toolResult appends TOOL_CALL_RESULT in the reference's key order, which
-// puts messageId first (it is the first field of ag_ui's model). The
-// content is the result's text, or its state when it streamed none.
-func toolResult(dst []byte, messageID string, e *event.ToolResultEnd, text []byte) []byte {
-	dst = append(dst, `{"messageId":`...)
-	dst = wire.AppendString(dst, messageID)
-	dst = append(dst, `,"type":"TOOL_CALL_RESULT"`...)
+// toolResult appends TOOL_CALL_RESULT, role left out when "". The content
+// is the result's text, or its state when it streamed none.
+func toolResult(dst []byte, messageID string, e *event.ToolResultEnd, text []byte, role string) []byte {
+	dst = head(dst, "TOOL_CALL_RESULT")
+	dst = str(dst, "messageId", messageID)
 	dst = str(dst, "toolCallId", e.ToolCallID)
 	dst = key(dst, "content")
 	if len(text) > 0 {
 		dst = wire.AppendString(dst, string(text))
 	} else {
 		dst = wire.AppendString(dst, string(e.State))
+	}
+	if role != "" {
+		dst = str(dst, "role", role)
 	}
 	return end(dst)
 }

@@ -184,6 +184,9 @@ func loadSteps(t *testing.T, file string) []*step {
 		if len(s.events) == 0 {
 			continue // a rejected resume or a no-op: no run
 		}
+		if start == nil {
+			t.Fatalf("step %d: no REPLY_START so far", i)
+		}
 		if s.kind != "user" && s.kind != "user_list" {
 			in, err := event.Decode(st.InputObject)
 			if err != nil {

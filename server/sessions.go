@@ -286,8 +286,21 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, user string) {
 		}
 		limit = n
 	}
+	var at int64 = -1
+	if v := q.Get("at"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			writeInvalid(w, []any{"query", "at"}, "int_parsing", "at must be a non-negative integer (a sequence of the session's log)")
+			return
+		}
+		at = n
+	}
 	_, k, ok := s.session(w, r, user)
 	if !ok {
+		return
+	}
+	if at >= 0 {
+		s.messagesAt(w, r, k, at, q.Get("before"), limit)
 		return
 	}
 	page, err := s.store.ListMessages(r.Context(), k, session.MessageQuery{Before: q.Get("before"), Limit: limit})

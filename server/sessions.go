@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -98,7 +100,26 @@ type sessionEntry struct {
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, user string) {
-	recs, total, err := s.store.ListSessions(r.Context(), session.ListQuery{UserID: user, AgentID: r.URL.Query().Get("agent_id")})
+	// limit and offset page the list, newest first (not in the reference,
+	// which lists every session): each entry costs a status lookup, so a
+	// client with thousands of sessions reads one page at a time.
+	q := r.URL.Query()
+	lq := session.ListQuery{UserID: user, AgentID: q.Get("agent_id")}
+	for _, p := range []struct {
+		name     string
+		min, max int
+		v        *int
+	}{{"limit", 1, 1000, &lq.Limit}, {"offset", 0, math.MaxInt32, &lq.Offset}} {
+		if v := q.Get(p.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < p.min || n > p.max {
+				writeInvalid(w, []any{"query", p.name}, "int_range", fmt.Sprintf("%s must be an integer from %d to %d", p.name, p.min, p.max))
+				return
+			}
+			*p.v = n
+		}
+	}
+	recs, total, err := s.store.ListSessions(r.Context(), lq)
 	if err != nil {
 		s.storeError(w, err)
 		return

@@ -23,7 +23,7 @@ func TestListSessionsPaged(t *testing.T) {
 		var v struct {
 			Sessions []struct {
 				Session struct{ ID string } `json:"session"`
-				Status  string            `json:"status"`
+				Status  string              `json:"status"`
 			} `json:"sessions"`
 			Total float64 `json:"total"`
 		}

@@ -275,9 +275,10 @@ function draw(o: Open): void {
     }
   }
   $("older").hidden = !o.hasMore;
-  if (stick) box.scrollTop = box.scrollHeight;
   drawCards(o, live ? shown : []);
   drawControls(o, shown);
+  // After the cards: they take room from the messages.
+  if (stick) box.scrollTop = box.scrollHeight;
 }
 
 function drawControls(o: Open, shown: Shown[]): void {

@@ -18,6 +18,14 @@ export function safeURL(u: string): string | null {
   return /^(https?:\/\/|mailto:)/i.test(t) ? t : null;
 }
 
+// flanks is CommonMark's rule for underscores: they emphasize only at
+// word edges, so snake_case and __dunder__ names inside words stay text.
+function flanks(text: string, i: number, m: RegExpExecArray): boolean {
+  if (m[1][0] !== "_") return true;
+  const after = text[i + m[0].length];
+  return (i === 0 || !/\w/.test(text[i - 1])) && (after === undefined || !/\w/.test(after));
+}
+
 // inline renders code spans, links, bold and emphasis.
 export function inline(text: string): Node[] {
   const out: Node[] = [];
@@ -47,11 +55,11 @@ export function inline(text: string): Node[] {
         out.push(a);
       }
       i += m[0].length;
-    } else if ((m = /^(\*\*|__)(?=\S)([^]*?\S)\1/.exec(rest))) {
+    } else if ((m = /^(\*\*|__)(?=\S)([^]*?\S)\1/.exec(rest)) && flanks(text, i, m)) {
       flush();
       out.push(el("strong", ...inline(m[2])));
       i += m[0].length;
-    } else if ((m = /^(\*|_)(?=[^\s*_])([^]*?[^\s])\1(?![*_\w])/.exec(rest))) {
+    } else if ((m = /^(\*|_)(?=[^\s*_])([^]*?[^\s])\1(?![*_\w])/.exec(rest)) && flanks(text, i, m)) {
       flush();
       out.push(el("em", ...inline(m[2])));
       i += m[0].length;

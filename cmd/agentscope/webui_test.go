@@ -76,7 +76,10 @@ func uiModel(t *testing.T) string {
 			}
 		case strings.Contains(prompt, "XSS"):
 			send(xssText, "")
-		case func() bool { _, err := fmt.Sscanf(prompt[max(0, strings.Index(prompt, "MANY")):], "MANY %d", &n); return err == nil }():
+		case func() bool {
+			_, err := fmt.Sscanf(prompt[max(0, strings.Index(prompt, "MANY")):], "MANY %d", &n)
+			return err == nil
+		}():
 			for i := range n {
 				send(fmt.Sprintf("w%d ", i), "")
 			}

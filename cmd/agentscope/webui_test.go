@@ -28,9 +28,9 @@ import (
 //     middle of);
 //   - "XSS": Markdown carrying a script tag, an image with onerror and a
 //     javascript: link;
-//   - "MANY n": n text deltas at once (the frame-rate measurement);
+//   - "MANY n": n text deltas, 2 ms apart (the frame-rate measurement);
 //   - anything else: "ok."
-func uiModel(t *testing.T) string {
+func uiModel(t testing.TB) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
@@ -82,6 +82,7 @@ func uiModel(t *testing.T) string {
 		}():
 			for i := range n {
 				send(fmt.Sprintf("w%d ", i), "")
+				time.Sleep(2 * time.Millisecond)
 			}
 		default:
 			send("ok.", "")
@@ -108,7 +109,7 @@ const xssText = "Look: <script>window.__xss = 1</script> and <img src=x onerror=
 
 // uiAgents writes the --config file of the browser tests: the demo agent
 // and one on uiModel.
-func uiAgents(t *testing.T, modelURI string) string {
+func uiAgents(t testing.TB, modelURI string) string {
 	t.Helper()
 	cfg := map[string]any{"agents": []map[string]any{
 		{"id": "demo", "name": "assistant", "description": "DEMO model", "model": "demo", "tools": "demo"},
@@ -126,7 +127,7 @@ func uiAgents(t *testing.T, modelURI string) string {
 // in env and fails with its output when it fails. It needs web/ui's npm
 // tree (scripts/webui.sh installs it) and Debian's chromium: the test
 // fails, never skips, without them.
-func runUIScript(t *testing.T, script string, env ...string) string {
+func runUIScript(t testing.TB, script string, env ...string) string {
 	t.Helper()
 	root, err := checkout.Here()
 	if err != nil {
@@ -161,7 +162,7 @@ const chromiumPath = "/usr/bin/chromium"
 // when its control URL (the second result) is fetched: a dropped
 // connection as the network drops it, which a browser's offline
 // emulation does not do to a response already streaming.
-func cutProxy(t *testing.T, target string) (addr, cut string) {
+func cutProxy(t testing.TB, target string) (addr, cut string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -215,7 +216,7 @@ func cutProxy(t *testing.T, target string) (addr, cut string) {
 
 // artifacts is where the browser tests leave their screenshots (kept by
 // CI): $AGENTSCOPE_ARTIFACTS/webui, or web/ui/e2e/artifacts.
-func artifacts(t *testing.T) string {
+func artifacts(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("AGENTSCOPE_ARTIFACTS")
 	if dir == "" {
@@ -253,4 +254,17 @@ func TestWebUIInBrowser(t *testing.T) {
 	out := runUIScript(t, "webui.e2e.mjs", "BASE_URL="+s.url, "TOKEN_URL="+tok.url, "TOKEN=s3cret",
 		"PROXY_URL=http://"+proxy, "CUT_URL="+cut, "ARTIFACTS="+artifacts(t))
 	t.Logf("%s", out)
+}
+
+// BenchmarkWebUIInBrowser measures what BENCHMARKS.md reports of the web
+// UI in the CI browser (web/ui/e2e/bench.mjs): the embedded bundle's
+// gzipped size, the first paint of a session of 200 messages, and the
+// frame rate while a reply of 1,000 text deltas streams. Run it with
+// go test -run '^$' -bench WebUIInBrowser -benchtime 1x ./cmd/agentscope.
+func BenchmarkWebUIInBrowser(b *testing.B) {
+	bin := buildBinary(b)
+	s := startServe(b, bin, freeAddr(b), filepath.Join(b.TempDir(), "bench.db"), "--config", uiAgents(b, uiModel(b)))
+	for range b.N {
+		b.Logf("%s", runUIScript(b, "bench.mjs", "BASE_URL="+s.url))
+	}
 }

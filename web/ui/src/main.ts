@@ -39,16 +39,21 @@ function errorText(err: unknown): string {
 
 // ---------- the token ----------
 
-setUnauthorizedHandler(
-  () =>
-    new Promise((resolve) => {
-      const d = $<HTMLDialogElement>("token-dialog");
-      const input = $<HTMLInputElement>("token-input");
-      input.value = "";
-      d.onclose = () => resolve(d.returnValue === "ok" && input.value ? input.value : null);
-      if (!d.open) d.showModal();
-    }),
-);
+// One question however many calls were refused at once.
+let asking: Promise<string | null> | null = null;
+setUnauthorizedHandler(() => {
+  asking ??= new Promise<string | null>((resolve) => {
+    const d = $<HTMLDialogElement>("token-dialog");
+    const input = $<HTMLInputElement>("token-input");
+    input.value = "";
+    d.onclose = () => {
+      asking = null;
+      resolve(d.returnValue === "ok" && input.value ? input.value : null);
+    };
+    d.showModal();
+  });
+  return asking;
+});
 
 // ---------- sessions ----------
 
@@ -147,20 +152,30 @@ async function openSession(id: string): Promise<void> {
     if (current !== o) return;
     o.transcript = page.messages;
     o.hasMore = page.has_more;
-    if (!o.agentID) {
-      // Opened by URL before the list had it.
-      const all = await api.sessions(1000, 0);
-      const e = all.sessions.find((s) => s.session.id === id);
-      o.agentID = e?.session.agent_id ?? "";
-      $<HTMLInputElement>("session-name").value = e?.session.name ?? "";
-    }
+    if (!o.agentID) void resolveAgent(o);
   } catch (err) {
     banner(`Could not open the session: ${errorText(err)}`);
     return;
   }
-  schedule();
+  // The first paint at once, not a frame later.
+  draw(o);
   void refreshStatus(o);
   o.stream = new Stream(id, 0, (frames) => onFrames(o, frames), (ok, err) => onStreamState(o, ok, err));
+}
+
+// resolveAgent finds the agent of a session opened by URL, which the
+// first page of the list may not hold.
+async function resolveAgent(o: Open): Promise<void> {
+  await listed;
+  let e = entryOf(o.id);
+  for (let offset = sessions.length; !e && offset < sessionsTotal; offset += 1000) {
+    e = (await api.sessions(1000, offset)).sessions.find((s) => s.session.id === o.id);
+  }
+  if (current !== o || !e) return;
+  o.agentID = e.session.agent_id;
+  o.status ||= e.status;
+  $<HTMLInputElement>("session-name").value = e.session.name;
+  renderSessions();
 }
 
 function closeSession(): void {
@@ -181,12 +196,18 @@ function onFrames(o: Open, frames: Frame[]): void {
   if (current !== o) return;
   let newRun = false;
   let settle = false;
+  const byID = new Map(o.transcript.map((m) => [m.id, m]));
   for (const f of frames) {
     o.frames.push(f);
-    const before = o.folds.replies.has(f.event.reply_id);
-    o.folds.add(f.seq, structuredClone(f.event));
+    const rid = f.event.reply_id;
+    const before = o.folds.replies.has(rid);
+    o.folds.add(f.seq, f.event);
+    // The replay of what the transcript already holds finished asks for
+    // nothing; a reply it lacks, or one it holds open, does.
+    const stored = byID.get(rid);
+    if (stored?.finished_reason) continue;
     if (f.event.type === "REPLY_START") {
-      if (!before) newRun = true;
+      if (!before && !stored) newRun = true;
       o.status = "running";
     }
     if (parkOrEnd.has(f.event.type)) settle = true;
@@ -528,6 +549,7 @@ async function send(): Promise<void> {
   const sendBtn = $<HTMLButtonElement>("send");
   sendBtn.disabled = true;
   try {
+    if (!o.agentID) await resolveAgent(o);
     await api.chat(o.agentID, o.id, { role: "user", name: user(), content: [{ type: "text", text }] });
     box.value = "";
     o.at = null;
@@ -642,14 +664,15 @@ function route(): void {
   }
 }
 
+let listed: Promise<void> = Promise.resolve();
+
 async function main(): Promise<void> {
   wire();
-  try {
-    await loadAgents();
-    await loadSessions();
-  } catch (err) {
-    banner(errorText(err));
-  }
+  // The session of the URL does not wait for the lists.
+  listed = Promise.all([loadAgents(), loadSessions()]).then(
+    () => undefined,
+    (err) => banner(errorText(err)),
+  );
   route();
 }
 

@@ -17,6 +17,8 @@ export class Folds {
   order: string[] = [];
   last = 0;
 
+  // add folds one event; the fold copies what it keeps of it, so one
+  // event may be folded again (the scrubber refolds the log).
   add(seq: number, e: Event): Reply | undefined {
     this.last = seq;
     const rid = replyIDOf(e);
@@ -39,7 +41,7 @@ export class Folds {
     const f = new Folds();
     for (const fr of frames) {
       if (fr.seq > at) break;
-      f.add(fr.seq, structuredClone(fr.event));
+      f.add(fr.seq, fr.event);
     }
     return f;
   }
@@ -71,7 +73,10 @@ export function assemble(transcript: Obj[], folds: Folds): Shown[] {
   const out: Shown[] = [];
   for (const m of transcript.slice(0, cut)) {
     const r = folds.replies.get(m.id);
-    out.push(r ? { msg: r.msg, key: `${m.id}:${r.events}` } : { msg: m, key: `${m.id}:stored` });
+    // A finished reply's fold is what the transcript stores: keeping the
+    // stored one spares a redraw when the log's replay catches up.
+    const same = r && r.msg.finished_at && r.msg.finished_at === m.finished_at;
+    out.push(r && !same ? { msg: r.msg, key: `${m.id}:${r.events}` } : { msg: m, key: `${m.id}:stored` });
   }
   for (const id of running) {
     const r = folds.replies.get(id)!;

@@ -35,7 +35,17 @@ export function inline(text: string): Node[] {
     plain = "";
   };
   let i = 0;
+  const special = /[`!\[*_]|https?:\/\//g;
   while (i < text.length) {
+    // Plain runs are taken whole: only these characters can start markup.
+    special.lastIndex = i;
+    const next = special.exec(text);
+    const j = next ? next.index : text.length;
+    if (j > i) {
+      plain += text.slice(i, j);
+      i = j;
+      continue;
+    }
     const rest = text.slice(i);
     let m: RegExpExecArray | null;
     if ((m = /^(`+)([^]*?[^`])\1(?!`)/.exec(rest))) {

@@ -29,6 +29,7 @@ import (
 //   - "XSS": Markdown carrying a script tag, an image with onerror and a
 //     javascript: link;
 //   - "MANY n": n text deltas, 2 ms apart (the frame-rate measurement);
+//   - "FAIL": a 400 with an OpenAI error body (a reply that fails);
 //   - anything else: "ok."
 func uiModel(t testing.TB) string {
 	t.Helper()
@@ -49,6 +50,12 @@ func uiModel(t testing.TB) string {
 			if t := contentText(m.Content); m.Role == "user" && !strings.HasPrefix(strings.TrimSpace(t), "<system-reminder>") {
 				prompt = t
 			}
+		}
+		if strings.Contains(prompt, "FAIL") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"error":{"message":"the scripted model refuses","type":"invalid_request_error"}}`)
+			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		fl, _ := w.(http.Flusher)

@@ -224,6 +224,16 @@ try {
   assert.equal(await page.evaluate(() => window.__xss), undefined, "nothing of it ran");
   await shot(page, "10-hostile-markdown");
 
+  step("a failed reply shows its typed error");
+  await send("FAIL");
+  const alert = lastReply().getByRole("alert");
+  await alert.waitFor();
+  const shown = await alert.textContent();
+  const stored = (await api(base, "GET", `/sessions/${sessionID()}/messages?limit=1`)).messages[0];
+  assert.ok(stored.error?.type, `the stored reply has a typed error: ${JSON.stringify(stored.error)}`);
+  assert.equal(shown, `${stored.error.type}: ${stored.error.message}`);
+  await shot(page, "11-error");
+
   step("375 px wide");
   const narrow = await browser.newContext({ viewport: { width: 375, height: 740 } });
   const phone = await narrow.newPage();
@@ -241,10 +251,10 @@ try {
       .map((e) => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`),
   );
   assert.deepEqual(wide, [], "no sideways scrolling at 375 px");
-  await shot(phone, "11-narrow");
+  await shot(phone, "12-narrow");
   await phone.getByRole("button", { name: "Sessions" }).click();
   await phone.getByRole("button", { name: "New session" }).waitFor();
-  await shot(phone, "12-narrow-sessions");
+  await shot(phone, "13-narrow-sessions");
   await narrow.close();
 
   if (process.env.TOKEN_URL) {
@@ -260,7 +270,7 @@ try {
     await tp.goto(process.env.TOKEN_URL + "/");
     const tokenBox = tp.getByLabel("Token");
     await tokenBox.waitFor();
-    await shot(tp, "13-token");
+    await shot(tp, "14-token");
     await tokenBox.fill(process.env.TOKEN);
     await tp.getByRole("button", { name: "Save" }).click();
     await tp.getByRole("button", { name: "New session" }).click();

@@ -57,10 +57,12 @@ type SessionInfo struct {
 	Status Status
 }
 
-// Sessions lists the user's sessions (of one agent, when agentID is set),
-// with their statuses, and how many there are.
-func (e *Engine) Sessions(ctx context.Context, user, agentID string) ([]SessionInfo, int, error) {
-	recs, total, err := e.store.ListSessions(ctx, session.ListQuery{UserID: user, AgentID: agentID})
+// Sessions lists the user's sessions of q (of one agent, when AgentID is
+// set; a page of them, with Limit and Offset), with their statuses, and
+// how many there are in all.
+func (e *Engine) Sessions(ctx context.Context, q session.ListQuery) ([]SessionInfo, int, error) {
+	user := q.UserID
+	recs, total, err := e.store.ListSessions(ctx, q)
 	if err != nil {
 		return nil, 0, storeErr(err)
 	}

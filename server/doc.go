@@ -60,4 +60,12 @@
 //     id only once the agent accepted it.
 //   - SSE frames carry "id:" lines and honour Last-Event-ID and ?since=
 //     across runs and restarts: the log is kept for the session's life.
+//   - GET /sessions/{id}/messages?at=SEQ (not in the reference) is the
+//     transcript as a client of the stream saw it after event SEQ: each
+//     reply the fold of its logged events up to SEQ (a reply mid-stream is
+//     its partial message), a user message from the first event of the
+//     reply it started. The web UI's time travel and any other client get
+//     the same history from it.
+//   - GET /sessions/ takes limit and offset (not in the reference, which
+//     lists every session): each entry costs a status lookup.
 package server

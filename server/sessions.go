@@ -2,6 +2,8 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -66,7 +68,26 @@ func key(r *http.Request, user string) session.Key {
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, user string) {
-	infos, total, err := s.eng.Sessions(r.Context(), user, r.URL.Query().Get("agent_id"))
+	// limit and offset page the list, newest first (not in the reference,
+	// which lists every session): each entry costs a status lookup, so a
+	// client with thousands of sessions reads one page at a time.
+	q := r.URL.Query()
+	lq := session.ListQuery{UserID: user, AgentID: q.Get("agent_id")}
+	for _, p := range []struct {
+		name     string
+		min, max int
+		v        *int
+	}{{"limit", 1, 1000, &lq.Limit}, {"offset", 0, math.MaxInt32, &lq.Offset}} {
+		if v := q.Get(p.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < p.min || n > p.max {
+				writeInvalid(w, []any{"query", p.name}, "int_range", fmt.Sprintf("%s must be an integer from %d to %d", p.name, p.min, p.max))
+				return
+			}
+			*p.v = n
+		}
+	}
+	infos, total, err := s.eng.Sessions(r.Context(), lq)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -185,7 +206,25 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, user string) {
 		}
 		limit = n
 	}
-	page, running, err := s.eng.Messages(r.Context(), key(r, user), session.MessageQuery{Before: q.Get("before"), Limit: limit})
+	var at int64 = -1
+	if v := q.Get("at"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			writeInvalid(w, []any{"query", "at"}, "int_parsing", "at must be a non-negative integer (a sequence of the session's log)")
+			return
+		}
+		at = n
+	}
+	var page session.MessagePage
+	var running bool
+	var err error
+	if at >= 0 {
+		// As the messages stood once the stream had sent event at
+		// (engine.Engine.MessagesAt).
+		page, running, err = s.eng.MessagesAt(r.Context(), key(r, user), at, q.Get("before"), limit)
+	} else {
+		page, running, err = s.eng.Messages(r.Context(), key(r, user), session.MessageQuery{Before: q.Get("before"), Limit: limit})
+	}
 	if err != nil {
 		s.fail(w, err)
 		return

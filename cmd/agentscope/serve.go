@@ -20,6 +20,7 @@ import (
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/session/postgres"
 	"github.com/agentscope-go/agentscope/session/sqlite"
+	"github.com/agentscope-go/agentscope/web"
 )
 
 func init() {
@@ -182,6 +183,11 @@ func runServe(ctx context.Context, inv *invocation) int {
 	defer stopMCP()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpH)
+	// The web UI on its own paths only, so every other path stays the
+	// API's, its 404s and 405s included.
+	ui := web.Handler()
+	mux.Handle("GET /{$}", ui)
+	mux.Handle("GET /ui/", ui)
 	mux.Handle("/", srv)
 	hs := listen.httpServer(mux, *addr, logger)
 	served := make(chan error, 1)

@@ -25,7 +25,7 @@ import (
 )
 
 // buildBinary builds the command into a temporary directory.
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "agentscope")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -36,14 +36,14 @@ func buildBinary(t *testing.T) string {
 
 // served is one `agentscope serve` process.
 type served struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	url    string
 	stderr *bytes.Buffer
 	exited chan struct{}
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func freeAddr(t *testing.T) string {
 }
 
 // startServe execs the binary on addr and db and waits for /health.
-func startServe(t *testing.T, bin, addr, db string, extra ...string) *served {
+func startServe(t testing.TB, bin, addr, db string, extra ...string) *served {
 	t.Helper()
 	args := append([]string{"serve", "--addr", addr, "--db", db}, extra...)
 	cmd := exec.Command(bin, args...)

@@ -1,0 +1,294 @@
+// The web UI in headless Chromium against the built `agentscope serve`
+// (run by cmd/agentscope's TestWebUIInBrowser, which starts the servers):
+// BASE_URL serves the demo agent ("demo") and a scripted model
+// ("scripted"); TOKEN_URL a server that wants TOKEN. Each step leaves a
+// screenshot in ARTIFACTS. Exits non-zero on the first failure.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { api, launch, watch } from "./lib.mjs";
+
+const base = process.env.BASE_URL;
+const artifacts = process.env.ARTIFACTS;
+assert.ok(base && artifacts, "BASE_URL and ARTIFACTS are required");
+const origin = new URL(base).origin;
+const failures = [];
+const step = (name) => console.log(`== ${name}`);
+const shot = (page, name) => page.screenshot({ path: join(artifacts, `${name}.png`) });
+
+const { browser, close } = await launch();
+let current;
+try {
+  const ctx = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  const page = await ctx.newPage();
+  current = page;
+  watch(page, origin, failures);
+  await page.goto(base + "/");
+
+  const messageBox = (p = page) => p.getByRole("textbox", { name: "Message" });
+  const lastReply = (p = page) => p.locator("article.msg.assistant").last();
+  const sessionID = (p = page) => decodeURIComponent(new URL(p.url()).hash.replace("#/sessions/", ""));
+  const finished = (p, reason, timeout = 20000) =>
+    lastReply(p).locator("footer", { hasText: `finished: ${reason}` }).waitFor({ timeout });
+  async function newSession(agent) {
+    await page.getByLabel("Agent").selectOption(agent);
+    const before = page.url();
+    await page.getByRole("button", { name: "New session" }).click();
+    await page.waitForURL((u) => u.href !== before && /#\/sessions\//.test(u.href));
+    await messageBox().waitFor();
+  }
+  // send sends text and waits for the reply to appear, so that what
+  // follows looks at the new reply, not the last one.
+  async function send(text, p = page) {
+    const replies = p.locator("article.msg.assistant");
+    const before = await replies.count();
+    await messageBox(p).fill(text);
+    await messageBox(p).press("Enter");
+    await replies.nth(before).waitFor();
+  }
+
+  step("send a message and see the streamed answer (keyboard only)");
+  await newSession("demo");
+  await messageBox().focus();
+  await page.keyboard.type("line one");
+  await page.keyboard.press("Shift+Enter");
+  await page.keyboard.type("line two");
+  assert.equal(await messageBox().inputValue(), "line one\nline two", "Shift+Enter is a new line");
+  assert.equal(await page.locator("article.msg").count(), 0, "Shift+Enter sent nothing");
+  await messageBox().fill("");
+  await page.keyboard.type("What is 12*(3+4)?");
+  await page.keyboard.press("Enter");
+  await finished(page, "completed");
+  const answer = await lastReply().locator(":scope > .md").allTextContents();
+  assert.match(answer.join(" "), /84/, `the answer: ${answer}`);
+  assert.equal(await lastReply().locator("details.thinking").count() > 0, true, "the thinking block");
+  assert.equal(await lastReply().locator(".tool.call[data-state=finished] .tool-name", { hasText: "calculate" }).count(), 1);
+  assert.match(await lastReply().locator("footer").textContent(), /tokens: \d+ in, \d+ out/);
+  assert.equal(await messageBox().inputValue(), "", "the box is cleared");
+  await shot(page, "01-send");
+
+  step("approve a confirmation: the tool result and the final text");
+  await send("save a note: buy milk");
+  const approve = page.getByRole("button", { name: "Approve" });
+  await approve.waitFor();
+  assert.equal(await page.locator("#status").textContent(), "awaiting permission");
+  await lastReply().locator(".tool.call[data-state=asking]").waitFor();
+  await shot(page, "02-confirm");
+  await approve.click();
+  await finished(page, "completed");
+  await lastReply().locator(".tool.result[data-state=success]", { hasText: 'saved the note "buy milk"' }).waitFor();
+  assert.match((await lastReply().locator(":scope > .md").allTextContents()).join(" "), /That is all I can tell from it/);
+  assert.equal(await approve.count(), 0, "the card is gone");
+  await shot(page, "03-approved");
+
+  step("deny one");
+  await send("save a note: buy eggs");
+  await page.getByRole("button", { name: "Deny" }).click();
+  await finished(page, "completed");
+  assert.equal(await lastReply().locator(".tool.call[data-state=finished]").count(), 1);
+  assert.equal(await lastReply().locator(".tool.result", { hasText: "saved the note" }).count(), 0, "the denied tool did not run");
+  await shot(page, "04-denied");
+
+  step("edit the arguments as JSON, refused until they parse");
+  await send("save a note: buy tea");
+  await page.getByRole("button", { name: "Edit" }).click();
+  const editor = page.getByRole("textbox", { name: "Arguments of save_note" });
+  await editor.fill("{not json");
+  await approve.click();
+  await page.locator(".card .problem", { hasText: "not JSON" }).waitFor();
+  await editor.fill('{"text": "buy green tea"}');
+  await approve.click();
+  await finished(page, "completed");
+  await lastReply().locator(".tool.result", { hasText: 'saved the note "buy green tea"' }).waitFor();
+
+  step("Stop during a slow tool: the interrupted result");
+  await send("wait 30 seconds");
+  await lastReply().locator(".tool.result[data-state=running]").waitFor();
+  const stop = page.getByRole("button", { name: "Stop" });
+  assert.equal(await stop.isEnabled(), true, "Stop is enabled while the tool runs");
+  await stop.click();
+  await finished(page, "interrupted");
+  await lastReply().locator('.tool.result[data-state="interrupted"], .tool.result[data-state="error"]').waitFor();
+  assert.equal(await stop.isDisabled(), true, "Stop is disabled once the reply ended");
+  await shot(page, "05-stopped");
+
+  step("the same session in two tabs: answered in one, closed in both");
+  await send("save a note: two tabs");
+  await approve.waitFor();
+  const other = await ctx.newPage();
+  watch(other, origin, failures);
+  await other.goto(page.url());
+  const approveOther = other.getByRole("button", { name: "Approve" });
+  await approveOther.waitFor();
+  await approveOther.click();
+  await approve.waitFor({ state: "detached" });
+  await finished(page, "completed");
+  await finished(other, "completed");
+  await shot(page, "06-two-tabs-first");
+  await shot(other, "06-two-tabs-second");
+  await other.close();
+
+  step("the card survives a reload");
+  await send("save a note: after reload");
+  await approve.waitFor();
+  await page.reload();
+  await approve.waitFor();
+  await page.getByRole("button", { name: "Deny" }).click();
+  await finished(page, "completed");
+
+  step("reload mid-stream: the reply finishes with its text intact");
+  await newSession("scripted");
+  const slowText = Array.from({ length: 40 }, (_, i) => `word${String(i + 1).padStart(2, "0")}`).join(" ");
+  await send("SLOW");
+  await lastReply().locator(".md", { hasText: "word05" }).waitFor();
+  await page.reload();
+  await lastReply().locator(".md").first().waitFor();
+  const partial = (await lastReply().locator(":scope > .md").textContent()) ?? "";
+  assert.ok(partial.length < slowText.length, "reloaded before the end");
+  await shot(page, "07-reloaded-mid-stream");
+  await finished(page, "completed");
+  assert.equal((await lastReply().locator(":scope > .md").textContent()).trim(), slowText);
+  assert.equal(await page.locator("article.msg.assistant").count(), 1);
+
+  step("a dropped connection reconnects with Last-Event-ID");
+  // The same server through a proxy that cuts its connections on demand.
+  const proxied = await ctx.newPage();
+  watch(proxied, new URL(process.env.PROXY_URL).origin, failures, true);
+  const resumed = [];
+  proxied.on("request", (r) => {
+    if (r.url().includes("/stream")) resumed.push(r.headers()["last-event-id"] ?? "");
+  });
+  await proxied.goto(`${process.env.PROXY_URL}/#/sessions/${sessionID()}`);
+  await finished(proxied, "completed");
+  await send("SLOW again", proxied);
+  await lastReply(proxied).locator(".md", { hasText: "word05" }).waitFor();
+  const cutN = Number(await (await fetch(process.env.CUT_URL)).text());
+  assert.ok(cutN > 0, "the proxy cut the connections");
+  await finished(proxied, "completed");
+  assert.equal((await lastReply(proxied).locator(":scope > .md").textContent()).trim(), slowText);
+  assert.ok(resumed.length >= 2 && Number(resumed[resumed.length - 1]) > 0, `reconnected with Last-Event-ID: ${JSON.stringify(resumed)}`);
+  assert.equal(await proxied.locator("article.msg.assistant").count(), 2);
+  await shot(proxied, "08-reconnected");
+  await proxied.close();
+  await finished(page, "completed");
+  assert.equal(await page.locator("article.msg.assistant").count(), 2);
+
+  step("scrub a finished reply back and forth: the server's fold at every event");
+  const sid = sessionID();
+  const range = page.getByRole("slider", { name: "Time travel" });
+  const last = Number(await range.getAttribute("max"));
+  assert.ok(last > 80, `the log has ${last} events`);
+  const seen = async () =>
+    page.locator("article.msg").evaluateAll((els) =>
+      els.map((e) => ({
+        role: e.classList.contains("user") ? "user" : "assistant",
+        text: Array.from(e.querySelectorAll(":scope > .md"))
+          .map((m) => m.textContent)
+          .join("")
+          .trim(),
+      })),
+    );
+  const positions = [...Array(last + 1).keys()].filter((p) => p % 3 === 0 || p === last);
+  for (const at of [...positions, ...positions.slice().reverse().filter((_, i) => i % 4 === 0)]) {
+    await range.evaluate((el, v) => {
+      el.value = String(v);
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    }, at);
+    await page.locator(`#scrub-at[data-at="${at}"]`).waitFor();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const server = await api(base, "GET", `/sessions/${sid}/messages?at=${at}&limit=200`);
+    const want = server.messages.map((m) => ({
+      role: m.role,
+      text: m.content
+        .filter((b) => b.type === "text")
+        .map((b) => b.text)
+        .join("")
+        .trim(),
+    }));
+    assert.deepEqual(await seen(), want, `at=${at}`);
+    if (at === positions[Math.floor(positions.length / 4)]) await shot(page, "09-scrubbed");
+  }
+  await page.getByRole("button", { name: "Live" }).click();
+  await page.locator("#scrub-at", { hasText: "live" }).waitFor();
+  assert.equal((await lastReply().locator(":scope > .md").textContent()).trim(), slowText);
+
+  step("model output with <script>, <img onerror> and javascript: links renders as text");
+  await send("XSS");
+  await finished(page, "completed");
+  const md = lastReply().locator(":scope > .md");
+  const text = await md.textContent();
+  for (const literal of ["<script>window.__xss = 1</script>", '<img src=x onerror="window.__xss = 2">', "[a link](javascript:window.__xss=3)", '<a href="javascript:window.__xss=4">raw</a>']) {
+    assert.ok(text.includes(literal), `shown as text: ${literal} in ${text}`);
+  }
+  assert.equal(await md.locator("strong", { hasText: "bold" }).count(), 1, "Markdown still renders");
+  assert.equal(await page.locator("#messages script, #messages img, #messages a[href^='javascript' i]").count(), 0);
+  assert.equal(await page.evaluate(() => window.__xss), undefined, "nothing of it ran");
+  await shot(page, "10-hostile-markdown");
+
+  step("a failed reply shows its typed error");
+  await send("FAIL");
+  const alert = lastReply().getByRole("alert");
+  await alert.waitFor();
+  const shown = await alert.textContent();
+  const stored = (await api(base, "GET", `/sessions/${sessionID()}/messages?limit=1`)).messages[0];
+  assert.ok(stored.error?.type, `the stored reply has a typed error: ${JSON.stringify(stored.error)}`);
+  assert.equal(shown, `${stored.error.type}: ${stored.error.message}`);
+  await shot(page, "11-error");
+
+  step("375 px wide");
+  const narrow = await browser.newContext({ viewport: { width: 375, height: 740 } });
+  const phone = await narrow.newPage();
+  current = phone;
+  watch(phone, origin, failures);
+  await phone.goto(page.url());
+  await lastReply(phone).locator("footer").waitFor();
+  for (const loc of [messageBox(phone), phone.getByRole("button", { name: "Send" }), phone.getByRole("button", { name: "Stop" })]) {
+    const box = await loc.boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 375, `inside 375 px: ${JSON.stringify(box)}`);
+  }
+  const wide = await phone.evaluate(() =>
+    Array.from(document.querySelectorAll("body *"))
+      .filter((e) => e.getBoundingClientRect().right > 376 && e.checkVisibility())
+      .map((e) => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`),
+  );
+  assert.deepEqual(wide, [], "no sideways scrolling at 375 px");
+  await shot(phone, "12-narrow");
+  await phone.getByRole("button", { name: "Sessions" }).click();
+  await phone.getByRole("button", { name: "New session" }).waitFor();
+  await shot(phone, "13-narrow-sessions");
+  await narrow.close();
+
+  if (process.env.TOKEN_URL) {
+    step("a server with a token: asked once, sent as Bearer");
+    const tctx = await browser.newContext();
+    const tp = await tctx.newPage();
+    const tOrigin = new URL(process.env.TOKEN_URL).origin;
+    watch(tp, tOrigin, failures);
+    const auth = [];
+    tp.on("request", (r) => {
+      if (!r.url().includes("/ui/") && new URL(r.url()).pathname !== "/") auth.push(r.headers()["authorization"] ?? "");
+    });
+    await tp.goto(process.env.TOKEN_URL + "/");
+    const tokenBox = tp.getByLabel("Token");
+    await tokenBox.waitFor();
+    await shot(tp, "14-token");
+    await tokenBox.fill(process.env.TOKEN);
+    await tp.getByRole("button", { name: "Save" }).click();
+    await tp.getByRole("button", { name: "New session" }).click();
+    await tp.waitForURL(/#\/sessions\//);
+    await tp.reload();
+    await tp.getByRole("textbox", { name: "Message" }).waitFor();
+    assert.equal(await tp.locator("dialog[open]").count(), 0, "asked only once");
+    const after = auth.slice(auth.indexOf(`Bearer ${process.env.TOKEN}`));
+    assert.ok(after.length > 3 && after.every((a) => a === `Bearer ${process.env.TOKEN}`), `Authorization headers: ${JSON.stringify(auth)}`);
+    await tctx.close();
+  }
+
+  assert.deepEqual(failures, [], "errors or requests off the origin");
+  console.log("the web UI passed every step");
+} catch (err) {
+  // What the page showed when it failed, beside the steps' screenshots.
+  await current?.screenshot({ path: join(artifacts, "failure.png") }).catch(() => {});
+  throw err;
+} finally {
+  await close();
+}

@@ -336,6 +336,10 @@ func (a *analyzer) call(st *syntax.Stmt, c *syntax.CallExpr, dir *dirState, redi
 	args := make([]arg, len(c.Args))
 	for i, w := range c.Args {
 		args[i] = wordArg(w)
+		if unquotedBrace(w) && braceExpansion(a.s.text(w)) {
+			// {"-o",x} is two words to bash however its parts are quoted.
+			args[i] = arg{}
+		}
 	}
 	p.words, p.assigned = args, len(c.Assigns) > 0
 	p.bare = p.text
@@ -739,27 +743,49 @@ func (a *analyzer) resolve(w arg, dir dirState) ([]string, bool) {
 		}
 		return []string{lex}, true
 	}
-	v = filepath.Clean(v)
-	for _, seg := range strings.Split(v, "/") {
-		// .* matches . and .. in sh (and in bash before 5.2): the glob
-		// may climb out.
-		if strings.HasPrefix(seg, ".") && strings.ContainsAny(seg, "*?[") {
+	// A glob is expanded as bash would: from the directory its literal
+	// part names, as the kernel reaches it (link/../x/* is not x/*), on
+	// the file system as it is now. What bash matches otherwise than Go's
+	// filepath.Match — a bracket expression ([!a], [[:digit:]]) — and a
+	// ".." after a wildcard are not expanded: the word is unresolved.
+	segs := strings.Split(v, "/")
+	first := -1
+	for k, seg := range segs {
+		if strings.ContainsAny(seg, "*?[") {
+			if first < 0 {
+				first = k
+			}
+			// .* matches . and .. in sh (and in bash before 5.2): the
+			// glob may climb out.
+			if strings.HasPrefix(seg, ".") || strings.Contains(seg, "[") {
+				return nil, false
+			}
+		} else if first >= 0 && seg == ".." {
 			return nil, false
 		}
 	}
+	if first < 0 {
+		return a.resolve(arg{value: v, literal: true}, dir)
+	}
+	base := realPath(filepath.Clean("/" + strings.Join(segs[:first], "/")))
 	a.globs[a.cur] = true
-	matches, ok := boundedGlob(v, &a.visits)
+	matches, ok := boundedGlob(filepath.Join(base, strings.Join(segs[first:], "/")), &a.visits)
 	if !ok {
 		return nil, false
 	}
 	if len(matches) == 0 {
-		return []string{v}, true
+		// No match: bash passes the word as written.
+		phys, lex := realPath(v), filepath.Clean(v)
+		if phys != lex {
+			return []string{phys, lex}, true
+		}
+		return []string{lex}, true
 	}
-	if first, _, _ := strings.Cut(w.value, "/"); relative && !w.tilde && strings.ContainsAny(first, "*?[") {
+	if word, _, _ := strings.Cut(w.value, "/"); relative && !w.tilde && strings.ContainsAny(word, "*?[") {
 		// The shell passes what such a glob matches as words of their
 		// own: a file named "-delete" or "--output=…" is then a flag.
 		for _, m := range matches {
-			if rel := strings.TrimPrefix(m, filepath.Clean(dir.path)+"/"); strings.HasPrefix(rel, "-") {
+			if rel := strings.TrimPrefix(m, strings.TrimSuffix(base, "/")+"/"); strings.HasPrefix(rel, "-") {
 				return nil, false
 			}
 		}
@@ -906,6 +932,16 @@ func wordArg(w *syntax.Word) arg {
 	}
 	out.value = b.String()
 	return out
+}
+
+// unquotedBrace reports whether a word has a "{" outside quotes.
+func unquotedBrace(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") {
+			return true
+		}
+	}
+	return false
 }
 
 // braceExpansion reports whether an unquoted literal holds what bash

@@ -245,7 +245,7 @@ var permissionTable = map[string][]tableRow{
 		{"curl https://example.com/a/b", asks}, {"make -C ~/src", asks}, {"dd if=/dev/zero of=x", safety}, {"cat $F /dev/null", asks},
 	},
 	"globs": {
-		{"cat *.txt", readOnly}, {"cat sub/*", readOnly}, {"cat s?b/b.txt", readOnly}, {"cat [ab].txt", readOnly},
+		{"cat *.txt", readOnly}, {"cat sub/*", readOnly}, {"cat s?b/b.txt", readOnly}, {"cat [ab].txt", asks},
 		{"cat nothing*", readOnly}, {"cat /*/*/*/*/*/*", safety}, {"cat ~/*/*/*/*", readOnly}, {"cat ~/.ss*/*", safety}, {"cat ~/.ssh/*", safety},
 		{"grep x /*/*/*/*/*/*", safety}, {"cat .*", asks}, {"cat sub/.*", asks}, {"ls /*/*/*/*/*/*", readOnly},
 		{"rm /*/*/*/*/*/*", safety}, {"touch /*/*/*/*/*/x", safety},

@@ -132,6 +132,13 @@ func nodeKind(n syntax.Node) string {
 		return "function_definition"
 	case *syntax.TestClause, *syntax.ArithmCmd:
 		return "test_command"
+	case *syntax.ArithmExp:
+		// bash evaluates a name in arithmetic as an expression of its own,
+		// an array subscript in it included: $((x)) runs a[$(cmd)] held
+		// in x ($_ too). Only literal numbers are judged.
+		if arithmHasName(x.X) {
+			return "arithmetic_expansion"
+		}
 	case *syntax.CallExpr:
 		// tree-sitter parses `[ … ]` as a test_command, not a command.
 		if len(x.Args) > 0 && litWord(x.Args[0]) == "[" {
@@ -141,12 +148,54 @@ func nodeKind(n syntax.Node) string {
 	return ""
 }
 
+// arithmHasName reports whether an arithmetic expression names a
+// variable (or holds anything but literal numbers and operators).
+func arithmHasName(x syntax.ArithmExpr) bool {
+	found := false
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch y := n.(type) {
+		case *syntax.Word:
+			for _, p := range y.Parts {
+				l, ok := p.(*syntax.Lit)
+				if !ok || !isArithNumber(l.Value) {
+					found = true
+				}
+			}
+			return false
+		case *syntax.ParamExp, *syntax.CmdSubst:
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// isArithNumber reports whether v is a literal number of bash arithmetic
+// (decimal, 0x…, 0…, base#…).
+func isArithNumber(v string) bool {
+	if v == "" {
+		return false
+	}
+	for _, r := range v {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F' || r == 'x' || r == 'X' || r == '#') {
+			return false
+		}
+	}
+	return v[0] >= '0' && v[0] <= '9'
+}
+
 // InjectionRisk returns why command cannot be analysed statically
 // (command or process substitution, ${…} expansion, subshell, control
 // flow, function definition, test command, or a parse failure), or "".
 func InjectionRisk(command string) string {
 	if len(command) > MaxAnalysedCommand {
 		return fmt.Sprintf("Command is longer than %d bytes, too long to analyze", MaxAnalysedCommand)
+	}
+	if strings.Contains(command, "\\\n") || strings.Contains(command, "\\\r\n") {
+		// Where bash and the parser read a line continuation differently
+		// (in a comment, after a $ in quotes, in a here-document's end
+		// line), a line would run what was not judged; none is judged.
+		return "Command contains line_continuation which cannot be statically analyzed"
 	}
 	s := parse(command)
 	if s.file == nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -38,6 +39,10 @@ type part struct {
 	// redirected: an output redirection to a file; prefix rules never
 	// cover it (an allowed "git commit:*" is not "write any file").
 	redirected bool
+	// moved: it runs elsewhere than the tool's directory, or where the
+	// analysis lost track (after a cd): no rule for a command covers it,
+	// as "npm test" allowed is not npm test in any package.
+	moved bool
 }
 
 // pathRef is a path a line reads or writes: absolute and clean, and as
@@ -135,6 +140,8 @@ type analyzer struct {
 	// with both in different statements has its globs unresolved.
 	cur, count    int
 	globs, writes map[int]bool
+	// start is the directory the line starts in.
+	start string
 }
 
 // MaxAnalysedCommand is the longest command line Bash's analysis judges;
@@ -162,6 +169,7 @@ func analyze(command string, cfg Config) *lineAnalysis {
 	home, _ := os.UserHomeDir()
 	a := &analyzer{s: s, cfg: cfg, home: home, l: l, globs: map[int]bool{}, writes: map[int]bool{}}
 	dir := dirState{path: cwd(cfg.Dir), known: true}
+	a.start = dir.path
 	a.stmts(s.file.Stmts, &dir)
 	for g := range a.globs {
 		for w := range a.writes {
@@ -191,6 +199,16 @@ func (a *analyzer) stmt(st *syntax.Stmt, dir *dirState) {
 	a.cur = a.count
 	a.count++
 	defer func() { a.cur = outer }()
+	if st.Negated {
+		// "! cd x && …" runs the rest when cd failed, "! cd x || …" when
+		// it moved: after a negated move the directory is unknown.
+		before := *dir
+		defer func() {
+			if *dir != before {
+				dir.known = false
+			}
+		}()
+	}
 	if st.Background || st.Coprocess {
 		// "cd x &" runs in a subshell: it moves nothing after it.
 		d := *dir
@@ -215,11 +233,17 @@ func (a *analyzer) stmt(st *syntax.Stmt, dir *dirState) {
 			a.stmt(c.X, &left)
 			a.stmt(c.Y, &right)
 		case syntax.OrStmt:
-			// The right side runs when the left failed, where the shell
-			// was before it; after both, it is wherever either left it.
+			// The right side runs when the left failed: where the shell
+			// was before it when the left is one command (a cd that
+			// failed moved nothing), else wherever a part of the left
+			// that did not fail moved it ("cd x && false || …"). After
+			// both, it is wherever either left it.
 			left := *dir
 			a.stmt(c.X, &left)
 			right := *dir
+			if _, simple := c.X.Cmd.(*syntax.CallExpr); left != *dir && (!simple || c.X.Negated) {
+				right.known = false
+			}
 			a.stmt(c.Y, &right)
 			if left != *dir || right != *dir {
 				dir.known = false
@@ -327,7 +351,7 @@ func (a *analyzer) redirects(rs []*syntax.Redirect, dir dirState) (writesFile bo
 }
 
 func (a *analyzer) call(st *syntax.Stmt, c *syntax.CallExpr, dir *dirState, redirected bool) {
-	p := part{text: a.stmtText(st), redirected: redirected}
+	p := part{text: a.stmtText(st), redirected: redirected, moved: !dir.known || dir.path != a.start}
 	defer func() { a.l.parts = append(a.l.parts, p) }()
 	if len(c.Args) == 0 {
 		p.name, p.kind, p.why = "assignment", partOther, "it sets shell variables (PATH=…, LD_PRELOAD=…)"
@@ -440,7 +464,7 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 		}
 		if name == "git" {
 			for _, v := range p.vals["-C"] {
-				dir = a.chdir(dir, v)
+				dir = a.chdir(dir, v, true)
 			}
 		}
 		return a.invoke(name+" "+p.operands[0].value, sub, p.operands[1:], dir)
@@ -454,7 +478,15 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 		return partOther, "too many operands (the last may be written)"
 	}
 	for _, r := range p.reads {
-		a.paths(r, dir, &a.l.reads)
+		if spec.dirsRead {
+			// diff --from-file=DIR compares every file in DIR.
+			a.paths(r, dir, &a.l.trees)
+		} else {
+			a.paths(r, dir, &a.l.reads)
+		}
+	}
+	if strings.HasPrefix(name, "git ") {
+		a.gitObjects(name, spec, &p, dir)
 	}
 	ops := p.operands
 	switch spec.ops {
@@ -477,9 +509,14 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 			break
 		}
 		dst := &a.l.reads
-		if spec.dirsRead || (spec.recursive != nil && spec.recursive(&p)) {
+		if spec.dirsRead || strings.HasPrefix(name, "git ") || (spec.recursive != nil && spec.recursive(&p)) {
+			// git's pathspecs name trees (git log -p -- config/).
 			dst = &a.l.trees
-			if len(ops) == 0 {
+			if len(ops) == 0 && !strings.HasPrefix(name, "git ") {
+				// git with no pathspec: what git grep reads is
+				// recorded by gitObjects; git log -p and git diff show
+				// the history and changes of tracked files, whose
+				// secrets the analysis cannot know.
 				ops = []arg{{value: ".", literal: true}}
 			}
 		}
@@ -493,6 +530,55 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 		return partReadOnly, ""
 	}
 	return a.edit(name, spec, &p, dir)
+}
+
+// gitObjects records what a git subcommand reads beyond its operands as
+// paths: a blob named REV:PATH or :N:PATH (git show HEAD:.env) is the
+// file at PATH, from the top of the repository (or from dir for ./ and
+// ../); a pathspec with a wildcard or magic ('*.env', ':(glob)**')
+// reaches the whole repository, as git grep always does.
+func (a *analyzer) gitObjects(name string, spec *cmdSpec, p *parsedArgs, dir dirState) {
+	top := dirState{}
+	if dir.known {
+		top = dirState{path: repoTop(dir.path), known: true}
+	}
+	whole := name == "git grep"
+	for _, o := range p.operands {
+		if !o.literal {
+			continue // the operand itself is unresolved already
+		}
+		if rev, path, ok := strings.Cut(o.value, ":"); ok && !strings.HasPrefix(o.value, ":/") && !strings.HasPrefix(o.value, ":(") {
+			if rev == "" && len(path) > 1 && path[0] >= '0' && path[0] <= '3' && path[1] == ':' {
+				path = path[2:] // :N:PATH, a stage of the index
+			}
+			if path != "" {
+				from := top
+				if strings.HasPrefix(path, "./") || strings.HasPrefix(path, "../") {
+					from = dir
+				}
+				a.paths(arg{value: path, literal: true}, from, &a.l.reads)
+			}
+		}
+		if spec.ops == opFiles && (strings.ContainsAny(o.value, "*?[") || strings.HasPrefix(o.value, ":")) {
+			whole = true
+		}
+	}
+	if whole {
+		a.paths(arg{value: ".", literal: true}, top, &a.l.trees)
+	}
+}
+
+// repoTop is the work tree of the repository dir lies in: the nearest
+// directory up from it with a .git, or dir when there is none.
+func repoTop(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return dir
+		}
+	}
 }
 
 // edit records an edit command's targets. It is partEdit when every
@@ -602,8 +688,15 @@ func (a *analyzer) sed(args []arg, dir dirState) (partKind, string) {
 	}
 	before := a.l.unresolved
 	a.l.unresolved = false
+	suffixes := slices.DeleteFunc(append(p.flags["-i"], p.flags["--in-place"]...), func(s string) bool { return s == "" })
 	for _, o := range ops {
 		a.paths(o, dir, &a.l.writes)
+		for _, suffix := range suffixes {
+			// The backup FILE+suffix is written too (sed -i.rc … ~/.bash).
+			b := o
+			b.value += suffix
+			a.paths(b, dir, &a.l.writes)
+		}
 	}
 	if a.l.unresolved {
 		return partOther, "a target is known only when it runs"
@@ -627,18 +720,42 @@ func (a *analyzer) cd(args []arg, dir *dirState) (partKind, string) {
 	case p.operands[0].value == "-":
 		dir.known = false
 	default:
-		*dir = a.chdir(*dir, p.operands[0])
+		// bash's cd is logical unless -P: "cd link/.." goes back to where
+		// link is, not to its target's parent.
+		*dir = a.chdir(*dir, p.operands[0], p.has("-P") && !lastFlagL(args))
 	}
 	return partReadOnly, ""
 }
 
-func (a *analyzer) chdir(dir dirState, to arg) dirState {
+// lastFlagL reports whether -L comes after the last -P (cd -P -L is
+// logical).
+func lastFlagL(args []arg) bool {
+	l := false
+	for _, w := range args {
+		if !strings.HasPrefix(w.value, "-") || w.value == "-" || w.value == "--" {
+			break
+		}
+		for _, c := range w.value[1:] {
+			l = c == 'L' || (l && c != 'P')
+		}
+	}
+	return l
+}
+
+// chdir is where moving from dir to to leaves the shell: physical, as
+// the kernel follows to's symlinks (git -C, cd -P), or logical, as
+// bash's cd computes it from the words (then the kernel follows the
+// links of that path).
+func (a *analyzer) chdir(dir dirState, to arg, physical bool) dirState {
 	ps, ok := a.resolve(to, dir)
 	if !ok || (to.glob && len(ps) != 1) {
 		return dirState{}
 	}
-	// The first path is where the kernel goes (symlinks followed).
-	return dirState{path: ps[0], known: true}
+	if to.glob || physical {
+		// resolve lists the physical path first.
+		return dirState{path: ps[0], known: true}
+	}
+	return dirState{path: ps[len(ps)-1], known: true}
 }
 
 // paths resolves w to absolute paths and appends them to dst. A word
@@ -819,22 +936,22 @@ func boundedGlob(pattern string, lineVisits *int) ([]string, bool) {
 				return nil, false
 			}
 			for _, c := range cur {
-				entries, err := os.ReadDir(c)
-				if err != nil {
-					continue
+				// A directory is read a chunk at a time, so one with a
+				// million entries costs the budget's worth, not its size.
+				names, ok := readNames(c, func() bool {
+					visits++
+					*lineVisits++
+					return visits <= maxGlobVisits && *lineVisits <= maxLineVisits
+				})
+				if !ok {
+					return nil, false
 				}
-				for _, e := range entries {
-					if visits++; visits > maxGlobVisits {
-						return nil, false
-					}
-					if *lineVisits++; *lineVisits > maxLineVisits {
-						return nil, false
-					}
-					if strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(seg, ".") {
+				for _, name := range names {
+					if strings.HasPrefix(name, ".") && !strings.HasPrefix(seg, ".") {
 						continue // sh's globs skip dot files
 					}
-					if ok, _ := filepath.Match(seg, e.Name()); ok {
-						next = append(next, filepath.Join(c, e.Name()))
+					if ok, _ := filepath.Match(seg, name); ok {
+						next = append(next, filepath.Join(c, name))
 					}
 				}
 			}
@@ -848,6 +965,30 @@ func boundedGlob(pattern string, lineVisits *int) ([]string, bool) {
 		}
 	}
 	return cur, true
+}
+
+// readNames lists dir's entries in chunks, asking visit before each; it
+// reports false as soon as visit does. A directory it cannot read has no
+// names.
+func readNames(dir string, visit func() bool) ([]string, bool) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, true
+	}
+	defer f.Close()
+	var names []string
+	for {
+		chunk, err := f.Readdirnames(256)
+		for _, n := range chunk {
+			if !visit() {
+				return nil, false
+			}
+			names = append(names, n)
+		}
+		if err != nil {
+			return names, true
+		}
+	}
 }
 
 // secretHints are fragments of the secret places (secret.go) that make a

@@ -122,6 +122,8 @@ func canonical(p part) string {
 // pattern with "*" must match the command whole, with the same limits;
 // content without "*" covers exactly that command, or exactly the whole
 // line. So "git commit:*" does not grant "git commit -m x && rm -rf ~".
+// A command after a cd elsewhere is covered only by a rule for the whole
+// line: "npm test" allowed is not "cd ~/other && npm test".
 func (b *Bash) CoveredBy(rules []block.PermissionRule, input map[string]any) bool {
 	command := strings.TrimSpace(stringArg(input, "command"))
 	for _, r := range rules {
@@ -146,6 +148,8 @@ func (b *Bash) CoveredBy(rules []block.PermissionRule, input map[string]any) boo
 
 func ruleCovers(content string, p part) bool {
 	switch {
+	case p.moved:
+		return false
 	case strings.HasSuffix(content, ":*"), hasWildcard(content):
 		return !p.assigned && !p.redirected && MatchCommandRule(content, p.text)
 	}
@@ -186,6 +190,13 @@ func (b *Bash) SuggestRules(input map[string]any) []block.PermissionRule {
 		}
 	}
 	var out []block.PermissionRule
+	for _, p := range l.parts {
+		if p.moved && (p.kind != partReadOnly || p.redirected) {
+			// Only the whole line covers a command after a cd.
+			line := strings.TrimSpace(l.src)
+			return []block.PermissionRule{{ToolName: "Bash", RuleContent: block.Some(escapeRule(line)), Behavior: block.Allow, Source: permission.SourceSuggested}}
+		}
+	}
 	for _, p := range l.parts {
 		if p.kind == partReadOnly && !p.redirected {
 			continue
@@ -386,16 +397,15 @@ func inDir(p, dir string) string {
 // safePrefixes are the "X Y" prefixes a suggested rule "X Y:*" may name:
 // those whose further words cannot make the command run another program
 // or write outside what it is for, beyond what its user approves by
-// name. Everything else is suggested exactly: "git fetch:*" would allow
-// git fetch --upload-pack=…, "npm install:*" any package's install
-// scripts, "go test:*" go test -exec=…, "python -m:*" any module.
+// name: git's subcommands that only change the local repository.
+// Everything else is suggested exactly: "git fetch:*" would allow git
+// fetch --upload-pack=…, "npm run:*" npm run --script-shell=…, "make
+// test:*" make test -f any.mk, "cargo test:*" cargo test --config
+// 'target.….runner=…', "go test:*" go test -exec=…, "python -m:*" any
+// module.
 var safePrefixes = map[string]bool{
 	"git add": true, "git commit": true, "git checkout": true, "git switch": true,
 	"git restore": true, "git stash": true, "git mv": true, "git rm": true,
-	"npm test": true, "npm run": true, "pnpm test": true, "pnpm run": true,
-	"yarn test": true, "yarn run": true, "bun test": true, "bun run": true,
-	"cargo build": true, "cargo check": true, "cargo test": true, "cargo clippy": true,
-	"cargo fmt": true, "make test": true, "make build": true, "make check": true,
 }
 
 // safePrefix is the two-word prefix of p to suggest as "X Y:*", or ""

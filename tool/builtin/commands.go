@@ -202,12 +202,6 @@ var (
 			"--fixed-strings --perl-regexp --show-function --function-context --null --quiet "+
 			"--exclude-standard --no-exclude-standard --textconv --no-textconv --text"),
 			numeric: true, ops: opFirstWord, wordFlags: []string{"-e", "-f"}, recursive: always},
-		"reflog": {flags: gitLog.flags, numeric: true, ops: opWords, check: func(p *parsedArgs) string {
-			if len(p.operands) > 0 && p.operands[0].value != "show" && p.operands[0].value != "exists" && !strings.ContainsAny(p.operands[0].value, "@~^/") {
-				return "it changes the reflog"
-			}
-			return ""
-		}},
 		"config": {flags: flags("lz"+"f@", "--get --get-all --get-regexp --get-urlmatch --list --show-origin --show-scope --name-only --null --type= --default= --global --system --local --worktree --file=@ --blob= --includes --no-includes --bool --int --bool-or-int --path --expiry-date"),
 			ops: opWords, check: func(p *parsedArgs) string {
 				switch {
@@ -224,28 +218,23 @@ var (
 				}
 				return "it sets or removes configuration"
 			}},
-		"stash": {flags: gitLog.flags, ops: opWords, check: func(p *parsedArgs) string {
-			if len(p.operands) > 0 && (p.operands[0].value == "list" || p.operands[0].value == "show") {
-				return ""
-			}
-			return "it changes the stash"
+		// stash, worktree, remote and reflog read only through the
+		// subcommands listed, named first: "git stash -m list" is git
+		// stash push.
+		"stash": {subs: map[string]*cmdSpec{
+			"list": {flags: gitLog.flags, numeric: true, ops: opWords},
+			"show": {flags: gitDiffFlags.with(flags("", "--include-untracked --only-untracked")), ops: opWords, maxOps: 1},
+		}, check: func(*parsedArgs) string { return "it changes the stash" }},
+		"worktree": {subs: map[string]*cmdSpec{
+			"list": {flags: flags("vz", "--porcelain --verbose --expire=")},
+		}, check: func(*parsedArgs) string { return "it changes worktrees" }},
+		"remote": {flags: flags("v", "--verbose"), subs: map[string]*cmdSpec{
+			"get-url": {flags: flags("", "--push --all"), ops: opWords, maxOps: 1},
+			"show":    {flags: flags("n", ""), ops: opWords, maxOps: 1},
 		}},
-		"worktree": {flags: flags("vz", "--porcelain --verbose --expire="), ops: opWords, check: func(p *parsedArgs) string {
-			if len(p.operands) == 1 && p.operands[0].value == "list" {
-				return ""
-			}
-			return "it changes worktrees"
-		}},
-		"remote": {flags: flags("v", "--verbose --push --all"), ops: opWords, check: func(p *parsedArgs) string {
-			switch {
-			case len(p.operands) == 0:
-				return ""
-			case p.operands[0].value == "get-url" && len(p.operands) == 2:
-				return ""
-			case p.operands[0].value == "show" && len(p.operands) <= 2:
-				return ""
-			}
-			return "it changes remotes"
+		"reflog": {flags: gitLog.flags, numeric: true, subs: map[string]*cmdSpec{
+			"show":   {flags: gitLog.flags, numeric: true, ops: opWords},
+			"exists": {ops: opWords, maxOps: 1},
 		}},
 		"version": {flags: flags("", "--build-options")},
 	}
@@ -308,8 +297,10 @@ var commands = map[string]*cmdSpec{
 	"tail": {flags: flags("qvzfF"+"n:c:s:", "--bytes= --lines= --follow=? --retry --sleep-interval= --pid= --quiet --silent --verbose --zero-terminated --max-unchanged-stats= --help --version"),
 		numeric: true, ops: opFiles},
 	// Without --files0-from: the files its list names are read, unseen.
-	"wc":   {flags: flags("clmwL", "--bytes --chars --lines --words --max-line-length --total= --help --version"), ops: opFiles},
-	"file": {flags: flags("bcEhiklLNnprsS0"+"m@f@F:", "--brief --mime --mime-type --mime-encoding --dereference --no-dereference --keep-going --raw --special-files --no-pad --print0 --extension --apple --files-from=@ --separator= --magic-file=@ --help --version"), ops: opFiles},
+	"wc": {flags: flags("clmwL", "--bytes --chars --lines --words --max-line-length --total= --help --version"), ops: opFiles},
+	// Without -f (--files-from), whose list names files read unseen, and
+	// -m (--magic-file).
+	"file": {flags: flags("bcEhiklLNnprsS0"+"F:", "--brief --mime --mime-type --mime-encoding --dereference --no-dereference --keep-going --raw --special-files --no-pad --print0 --extension --apple --separator= --help --version"), ops: opFiles},
 	"stat": {flags: flags("LftZ"+"c:", "--dereference --file-system --format= --printf= --terse --cached= --help --version"), ops: opNames},
 	"du": {flags: flags("0abcDhHklLmPsSx"+"d:B:t:X@", "--all --apparent-size --block-size= --bytes --total --dereference-args --max-depth= --human-readable --inodes --dereference --count-links --no-dereference --separate-dirs --si --summarize --threshold= --time=? --time-style= --exclude= --exclude-from=@ --one-file-system --null --help --version"),
 		ops: opNames},
@@ -354,8 +345,9 @@ var commands = map[string]*cmdSpec{
 	"hexdump":  {flags: flags("bcCdoxv"+"e:f@n:s:", "--help --version"), ops: opFiles},
 	// xxd INFILE OUTFILE writes OUTFILE, and -r turns a dump back into one.
 	// It reads flags only before its operands, and its own way.
-	"xxd":       {flags: flags("abCdeEiuh"+"c:g:l:o:s:n:", "--help --version"), posix: true, ownParser: ownParserDigits, ops: opFiles, maxOps: 1},
-	"strings":   {flags: flags("afw"+"n:t:e:T:", "--all --print-file-name --bytes= --radix= --encoding= --target= --include-all-whitespace --output-separator= --help --version"), ops: opFiles},
+	"xxd": {flags: flags("abCdeEiuh"+"c:g:l:o:s:n:", "--help --version"), posix: true, ownParser: ownParserDigits, ops: opFiles, maxOps: 1},
+	// binutils reads a word @FILE as more words, from FILE.
+	"strings":   {flags: flags("afw"+"n:t:e:T:", "--all --print-file-name --bytes= --radix= --encoding= --target= --include-all-whitespace --output-separator= --help --version"), ops: opFiles, check: noResponseFile},
 	"md5sum":    sumSpec,
 	"sha1sum":   sumSpec,
 	"sha224sum": sumSpec,
@@ -429,20 +421,40 @@ var commands = map[string]*cmdSpec{
 	}},
 
 	// The edit commands: never read-only; their targets are judged.
+	// cp, mv and ln go without -S (--suffix): a backup named
+	// TARGET+SUFFIX may be a path of its own ("-S /../../.bashrc").
 	"mkdir": {flags: flags("pv"+"m:", "--parents --verbose --mode= --help --version"), ops: opNames, edit: editAll, autoEdit: true},
 	"touch": {flags: flags("acfhm"+"d:r@t:", "--no-create --date= --reference=@ --no-dereference --time= --help --version"), ops: opNames, edit: editAll, autoEdit: true},
 	"rm": {flags: flags("fiIrRdv", "--force --interactive=? --one-file-system --preserve-root=? --recursive --dir --verbose --help --version"),
 		ops: opNames, edit: editAll, autoEdit: true},
 	"rmdir": {flags: flags("pv", "--ignore-fail-on-non-empty --parents --verbose --help --version"), ops: opNames, edit: editAll, autoEdit: true},
-	"mv": {flags: flags("bfinuvTZ"+"t:S:", "--backup=? --force --interactive --no-clobber --update=? --verbose --target-directory= --no-target-directory --suffix= --strip-trailing-slashes --exchange --help --version"),
+	"mv": {flags: flags("bfinuvTZ"+"t:", "--backup=? --force --interactive --no-clobber --update=? --verbose --target-directory= --no-target-directory --strip-trailing-slashes --exchange --help --version"),
 		ops: opNames, edit: editMove, autoEdit: true},
-	"cp": {flags: flags("aAbdfHiLlnPpRrsuvxTZ"+"t:S:", "--archive --backup=? --force --interactive --link --dereference --no-clobber --no-dereference --preserve=? --no-preserve= --parents --recursive --reflink=? --remove-destination --sparse= --strip-trailing-slashes --symbolic-link --suffix= --target-directory= --no-target-directory --update=? --verbose --one-file-system --help --version"),
+	"cp": {flags: flags("aAbdfHiLlnPpRrsuvxTZ"+"t:", "--archive --backup=? --force --interactive --link --dereference --no-clobber --no-dereference --preserve=? --no-preserve= --parents --recursive --reflink=? --remove-destination --sparse= --strip-trailing-slashes --symbolic-link --target-directory= --no-target-directory --update=? --verbose --one-file-system --help --version"),
 		ops: opFiles, edit: editCopy, autoEdit: true},
-	"ln":    {flags: flags("bfinrsvLPT"+"t:S:", "--backup=? --force --interactive --logical --no-dereference --physical --relative --symbolic --suffix= --target-directory= --no-target-directory --verbose --help --version"), ops: opNames, edit: editLink},
+	"ln":    {flags: flags("bfinrsvLPT"+"t:", "--backup=? --force --interactive --logical --no-dereference --physical --relative --symbolic --target-directory= --no-target-directory --verbose --help --version"), ops: opNames, edit: editLink},
 	"chmod": {flags: flags("cfvR", "--changes --silent --quiet --verbose --no-preserve-root --preserve-root --recursive --reference=@ --help --version"), ops: opNames, edit: editAfter1},
 	"chown": {flags: flags("cfvRhHLP", "--changes --silent --quiet --verbose --dereference --no-dereference --from= --no-preserve-root --preserve-root --recursive --reference=@ --help --version"), ops: opNames, edit: editAfter1},
 	"chgrp": {flags: flags("cfvRhHLP", "--changes --silent --quiet --verbose --dereference --no-dereference --no-preserve-root --preserve-root --recursive --reference=@ --help --version"), ops: opNames, edit: editAfter1},
 	"tee":   {flags: flags("aip", "--append --ignore-interrupts --output-error=? --help --version"), ops: opNames, edit: editAll, autoEdit: true},
+}
+
+// noResponseFile refuses a word @FILE: binutils reads more words from
+// FILE, which the analysis does not see.
+func noResponseFile(p *parsedArgs) string {
+	for _, o := range p.operands {
+		if strings.HasPrefix(o.value, "@") {
+			return "it reads more arguments from " + o.value
+		}
+	}
+	for _, vs := range p.flags {
+		for _, v := range vs {
+			if strings.HasPrefix(v, "@") {
+				return "it reads more arguments from " + v
+			}
+		}
+	}
+	return ""
 }
 
 // awkProgram refuses an awk program that could run a command or write a

@@ -125,7 +125,7 @@ func ExampleBash_SuggestRules() {
 		fmt.Printf("%s → %q\n", cmd, contents)
 	}
 	// Output:
-	// git commit -m 'fix' && npm test → ["git commit:*" "npm test:*"]
+	// git commit -m 'fix' && npm test → ["git commit:*" "npm test"]
 	// rm -rf build → ["rm -rf build"]
 	// ls $(cat list) → []
 }

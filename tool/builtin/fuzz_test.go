@@ -187,7 +187,11 @@ func oracle(cmd string) string {
 				found = "unknown command " + name
 				return false
 			}
-			for _, a := range x.Args[1:] {
+			args := x.Args[1:]
+			if strings.HasSuffix(name, "awk") {
+				args = oracleAwkProgram(args)
+			}
+			for _, a := range args {
 				v, ok := oracleLit(a)
 				if !ok {
 					continue
@@ -207,6 +211,25 @@ func oracle(cmd string) string {
 		return true
 	})
 	return found
+}
+
+// oracleAwkProgram is the words of an awk command up to its program (the
+// first word that is neither a flag nor a flag's value): the files after
+// it are only read, whatever their names.
+func oracleAwkProgram(args []*syntax.Word) []*syntax.Word {
+	for i := 0; i < len(args); i++ {
+		v, ok := oracleLit(args[i])
+		if !ok || !strings.HasPrefix(v, "-") || v == "-" {
+			return args[:i+1]
+		}
+		if v == "--" {
+			return args[:min(i+2, len(args))]
+		}
+		if v == "-F" || v == "-v" || v == "-f" {
+			i++
+		}
+	}
+	return args
 }
 
 // FuzzBashNeverAllowsUnsafe: no command whose syntax tree has a write,

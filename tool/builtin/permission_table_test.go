@@ -305,6 +305,31 @@ var permissionTable = map[string][]tableRow{
 		{"echo x | tee out-link/../x", asks},
 		{"echo x > dangle", asks},
 	},
+	// The second review's cases: each ran something unasked, read a
+	// secret or wrote outside the working directory before its fix.
+	"second review": {
+		{"echo a \\\n; touch x", safety}, {"# a \\\ntouch x", safety},
+		{"echo $((x))", safety}, {"echo $((a[1]))", safety}, {"echo $((1+2))", readOnly}, {"echo $((0x1f))", readOnly},
+		{`sort {"-o",out} a.txt`, asks}, {`cat {'a','b'}.txt`, asks},
+		{"cat [!a].txt", asks}, {"cat [[:alpha:]].txt", asks}, {"cat sub/*/../../a.txt", asks}, {"cat s*/../a.txt", asks},
+		{"diff --from-file=~/.ssh a.txt", safety}, {"diff --to-file=/proc/self a.txt", safety}, {"diff -X ~/.ssh/id_rsa a.txt sub", safety},
+		{"strings @a.txt", asks}, {"strings -n @a.txt a.txt", asks}, {"strings a.txt", readOnly},
+		{"file -f a.txt", asks}, {"file -m a.txt a.txt", asks}, {"file --files-from=a.txt", asks}, {"file a.txt", readOnly},
+		{"cd proj && git show HEAD:.env", safety}, {"git -C proj show HEAD:.env", safety}, {"cd proj/src && git show HEAD:.env", safety},
+		{"cd proj/src && git show HEAD:./x.go", readOnly}, {"git -C proj cat-file -p :0:.env", safety}, {"git -C proj show HEAD:README", readOnly},
+		{"git -C proj grep -h API_KEY", safety}, {"cd proj/src && git grep -h API_KEY", safety}, {"git -C proj log -p -- '*.env'", safety},
+		{"git -C proj log -p -- ':(glob)**'", safety}, {"git -C proj diff -- src", readOnly}, {"git -C proj log --oneline", readOnly},
+		{"git stash -m list", asks}, {"git stash list", readOnly}, {"git stash", asks}, {"git stash show -p", readOnly}, {"git stash push -m x", asks},
+		{"git worktree list", readOnly}, {"git worktree add ../w", asks}, {"git worktree --porcelain list", asks},
+		{"git remote -v", readOnly}, {"git remote", readOnly}, {"git remote get-url origin", readOnly}, {"git remote add x y", asks}, {"git remote -v add x y", asks},
+		{"git reflog", readOnly}, {"git reflog show -n 3", readOnly}, {"git reflog expire --all", asks}, {"git reflog -n 2 delete HEAD@{0}", asks},
+		{"cp -S /../../x a.txt b.txt", asks}, {"mv --suffix=x a.txt b.txt", asks}, {"ln -S x -b a.txt c.txt", asks},
+		{"sed --in-place=rc s/a/b/ ~/.bash", safety}, {"sed -i.rc s/a/b/ ~/.bash", safety}, {"sed --in-place=.bak s/a/b/ a.txt", edit},
+		{"cd out-link && false || touch x", asks}, {"cd out-link && false || cat ~/.ssh/id_rsa", safety},
+		{"! cd out-link || touch x", asks}, {"! cd out-link && touch x", asks},
+		{"cd deep-link/../../.. && touch x", asks}, {"cd out-link/.. && touch x", edit}, {"cd -P out-link/.. && touch x", asks},
+		{"cd -P -L out-link/.. && touch x", edit},
+	},
 	"non-ASCII text": {
 		{"echo héllo wörld", readOnly}, {"cat 日本語.txt", readOnly}, {"grep 'ü' a.txt", readOnly},
 		{"ls；rm -rf victim", safety}, {"ls；rm victim", asks}, {"ls\u00a0-la", asks}, {"ls\u200b&& rm x", asks},
@@ -328,6 +353,11 @@ func TestPermissionTable(t *testing.T) {
 	must(os.Symlink("/proc/self/environ", filepath.Join(wd, "env-link")))
 	must(os.MkdirAll(filepath.Join(wd, "flags"), 0o755))
 	must(os.WriteFile(filepath.Join(wd, "flags", "-delete"), nil, 0o644))
+	must(os.MkdirAll(filepath.Join(wd, "sub", "a", "b"), 0o755))
+	must(os.Symlink(filepath.Join(wd, "sub", "a", "b"), filepath.Join(wd, "deep-link")))
+	must(os.MkdirAll(filepath.Join(wd, "proj", ".git"), 0o755))
+	must(os.MkdirAll(filepath.Join(wd, "proj", "src"), 0o755))
+	must(os.WriteFile(filepath.Join(wd, "proj", ".env"), []byte("API_KEY=x\n"), 0o600))
 	outside := t.TempDir()
 	must(os.MkdirAll(filepath.Join(outside, "deep"), 0o755))
 	must(os.Symlink(filepath.Join(outside, "deep"), filepath.Join(wd, "out-link")))

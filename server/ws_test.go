@@ -310,7 +310,9 @@ func TestWSReplayThenLive(t *testing.T) {
 	now.quiet(100 * time.Millisecond)
 
 	r := since.ask(wsChat("c1", userMsg("again")))
-	if r.ID == nil || *r.ID != "c1" || r.Status != 200 || string(r.Body) != fmt.Sprintf(`{"session_id":%q,"status":"started"}`, sid) {
+	var started map[string]string
+	if r.ID == nil || *r.ID != "c1" || r.Status != 200 || json.Unmarshal(r.Body, &started) != nil ||
+		len(started) != 2 || started["status"] != "started" || started["session_id"] != sid {
 		t.Fatalf("chat over the socket: %+v %s", r, r.Body)
 	}
 	second := sse.until(event.TypeReplyEnd)
@@ -403,6 +405,12 @@ func TestWSChatWhileRunningAndInterrupt(t *testing.T) {
 		t.Fatalf("chat: %+v %s", r, r.Body)
 	}
 	<-e.waiting
+	// Without a cursor, a socket opened now starts at the run's first
+	// event, as the SSE stream does.
+	late := e.openWS(sid, "")
+	if ev := late.next(); ev.seq != 1 || ev.ev.Type() != event.TypeReplyStart {
+		t.Fatalf("a socket opened during the run starts at seq %d %s", ev.seq, ev.ev.Type())
+	}
 	busy := w.ask(wsChat("c2", userMsg("again")))
 	h := e.chat(sid, userMsg("again"))
 	if busy.Status != 409 || h.code != 409 || string(busy.Body) != h.body || h.body != `{"detail":"Session is running"}` {
@@ -640,6 +648,15 @@ func TestWSBadFrames(t *testing.T) {
 		})
 	}
 	w.quiet(50 * time.Millisecond)
+	// Frames sent together are answered one by one, in order.
+	for _, id := range []string{"p1", "p2", "p3"} {
+		w.send(fmt.Sprintf(`{"id":%q,"type":"?"}`, id))
+	}
+	for _, id := range []string{"p1", "p2", "p3"} {
+		if r := w.reply(); r.ID == nil || *r.ID != id || r.Status != 400 {
+			t.Fatalf("pipelined frames: %+v, want %s", r, id)
+		}
+	}
 	// The socket still works.
 	if r := w.ask(wsChat("ok", msg)); r.Status != 200 || *r.ID != "ok" {
 		t.Fatalf("chat after the bad frames: %+v %s", r, r.Body)

@@ -56,7 +56,7 @@
 // list of them, a USER_CONFIRM_RESULT or an EXTERNAL_EXECUTION_RESULT. An
 // interrupt is POST /sessions/{id}/interrupt. Each frame is answered by
 // the route's own handler, so the reply's status and body are the route's
-// (200 {"session_id","status":"started"}, 409 {"detail":"Session is
+// (200 {"status":"started","session_id"}, 409 {"detail":"Session is
 // running"}, 422, 404, 202 {"session_id"} …), with the frame's "id"
 // (any string, left out when the frame has none). Frames are answered
 // one at a time, in order; a reply and the events of the run it started

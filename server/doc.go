@@ -6,10 +6,88 @@
 // holds the sessions, runs, inputs, event log, leases, followers and the
 // rescue: each handler decodes its request, calls the engine, and maps
 // the engine's typed errors to the reference's codes and {"detail"}
-// bodies. Events reach clients only through GET /sessions/{id}/stream,
-// an engine.Feed written as SSE: each frame carries the event's log
+// bodies. Events reach clients only through an engine.Feed: GET
+// /sessions/{id}/stream writes it as SSE, each frame with the event's log
 // sequence ("id: <seq>"), so a client reconnects with Last-Event-ID (or
-// ?since=) and gets exactly what it missed.
+// ?since=) and gets exactly what it missed; GET /sessions/{id}/ws writes
+// the same feed over a WebSocket (below).
+//
+// # WebSocket
+//
+// GET /sessions/{id}/ws is the session's SSE stream and its POST routes
+// on one socket. The handshake is an HTTP GET and is checked as one:
+// the bearer token, X-User-ID (missing 422, empty 401), the cursor
+// (Last-Event-ID, else ?since=; malformed 422), the session (another
+// user's or none: 404) and the stream caps (Config.MaxStreamClients 429,
+// Config.MaxStreams 503 with Retry-After) are refused before the upgrade,
+// with the native codes and {"detail"} bodies; so is a GET that is no
+// handshake (426) and one from a browser page of another origin (403).
+// A browser lets any page open a socket anywhere, with the user's
+// cookies and without CORS, which would otherwise let another site's
+// page onto a socket that a proxy in front authenticates by cookie.
+//
+// There is no query-string fallback for the token or X-User-ID, though
+// a browser's WebSocket cannot set headers: the native API documents
+// none (the reference's own web client reads the SSE stream with fetch,
+// not EventSource, to send X-User-ID), and a secret in a URL ends up in
+// logs and histories. A browser reaches the socket through a proxy that
+// sets the headers.
+//
+// Server to client, one text message per event or reply:
+//
+//	{"seq": 7, "event": {…the native event, as the SSE data line…}}
+//	{"id": "c1", "status": 200, "body": {…}}
+//
+// The events are the feed's: the replay after the cursor (without one:
+// the run in progress from its first event, or nothing), then the live
+// ones, each once with its log sequence, so a socket reopened with
+// ?since=<the last seq it got> misses nothing and gets nothing twice.
+// When the feed ends (the client fell behind and was cut, the session
+// was deleted, the server shuts down) the socket is closed with 1001
+// (going away): reconnect from the last seq.
+//
+// Client to server:
+//
+//	{"id": "c1", "type": "chat", "agent_id": "…", "input": …}
+//	{"id": "c2", "type": "interrupt"}
+//
+// A chat frame is POST /chat/'s body in the socket's session (a
+// "session_id" may be left out; another session's is 422): a user Msg, a
+// list of them, a USER_CONFIRM_RESULT or an EXTERNAL_EXECUTION_RESULT. An
+// interrupt is POST /sessions/{id}/interrupt. Each frame is answered by
+// the route's own handler, so the reply's status and body are the route's
+// (200 {"status":"started","session_id"}, 409 {"detail":"Session is
+// running"}, 422, 404, 202 {"session_id"} …), with the frame's "id"
+// (any string, left out when the frame has none). Frames are answered
+// one at a time, in order; a reply and the events of the run it started
+// may come in either order. A frame that is no request (not a JSON
+// object in a text message, invalid UTF-8, an "id" that is not a
+// string, a "type" other than those two) is answered 400 {"detail"}, one
+// larger than Config.MaxBodyBytes 413; neither changes anything, and the
+// socket goes on.
+//
+// The server pings every Config.Heartbeat; a client that does not answer
+// within the write timeout (twice that, at least 10 s), or does not take
+// a batch of events within it, is dropped. The reader, the pinger and
+// the follower are the socket's three goroutines: whichever ends first
+// (the client left or closed, a pong was missed, the feed ended or a
+// write failed) ends the other two, and the handler returns once they
+// have, the feed closed. The listener's ReadTimeout does not cut a
+// socket: net/http clears the connection's deadlines when it is
+// hijacked.
+//
+// The socket is github.com/coder/websocket, the maintained successor of
+// nhooyr.io/websocket: every read, write and ping takes a context, so the
+// write deadline and the pong timeout are contexts and a cancelled
+// socket unblocks everything on it; Write and Ping are safe beside a
+// reader, so no writer goroutine is needed; it upgrades through
+// net/http's Hijacker, so the route sits in the same mux behind the same
+// checks; compression is off unless asked for; and it has no
+// dependencies outside the standard library. gorilla/websocket has
+// deadlines rather than contexts and one writer at a time (the replies
+// and the events would need a writer goroutine of their own);
+// golang.org/x/net/websocket can send neither a ping nor a close frame,
+// and its documentation points to this package.
 //
 // # The listener's edges
 //

@@ -9,6 +9,7 @@ replace github.com/agentscope-go/agentscope => ..
 require (
 	github.com/agentscope-go/agentscope/session/postgres v0.0.0
 	github.com/agentscope-go/agentscope/session/sqlite v0.0.0
+	github.com/coder/websocket v1.8.15
 	go.uber.org/goleak v1.3.0
 )
 

@@ -39,6 +39,7 @@ func (s *Server) routes() {
 	both("DELETE", "/sessions/{sid}", s.deleteSession)
 	both("POST", "/chat", s.chat)
 	both("GET", "/sessions/{sid}/stream", s.stream)
+	both("GET", "/sessions/{sid}/ws", s.ws)
 	both("POST", "/sessions/{sid}/interrupt", s.interrupt)
 	both("GET", "/sessions/{sid}/messages", s.messages)
 	both("GET", "/sessions/{sid}/status", s.status)

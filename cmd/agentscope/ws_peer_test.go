@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentscope-go/agentscope/event"
+)
+
+// wsCheck locates testdata/peers/ws-check.mjs and the npm peers it runs
+// with (the ws client), installing them with scripts/peers.sh when
+// missing; it fails the test, never skips, when node or the peers are
+// not there.
+func wsCheck(t *testing.T) (script, peers string) {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatalf("node is required: %v", err)
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(filepath.Join(root, "scripts", "peers.sh")).Output()
+	if err != nil {
+		t.Fatalf("scripts/peers.sh: %v", err)
+	}
+	peers = strings.TrimSpace(string(out))
+	if _, err := os.Stat(filepath.Join(peers, "node_modules", "ws", "package.json")); err != nil {
+		t.Fatalf("the ws peer is not installed: %v", err)
+	}
+	return filepath.Join(root, "testdata", "peers", "ws-check.mjs"), peers
+}
+
+// The npm ws client against the built binary's GET /sessions/{id}/ws
+// with the keyless demo agent (testdata/peers/ws-check.mjs says what it
+// checks): replay from a sequence id, live events, a confirmation over
+// the socket, a drop and a reopen with nothing lost or doubled, 409 while
+// running, a malformed frame, an interrupt, another user's session
+// refused, and a socket idle past --read-timeout still served. The
+// sequences and types it saw are then the SSE stream's, replayed from
+// the start.
+func TestServeWebSocketPeer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and execs the binary and node")
+	}
+	script, peers := wsCheck(t)
+	s := startServe(t, buildBinary(t), freeAddr(t), filepath.Join(t.TempDir(), "agentscope.db"), "--read-timeout", "1s")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script)
+	cmd.Env = append(os.Environ(), "AGENTSCOPE_URL="+s.url, "AGENTSCOPE_USER=newcomer", "PEERS_DIR="+peers, "IDLE_MS=1500")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ws-check.mjs: %v\n%s\nserve:\n%s", err, stderr.String(), s.stderr)
+	}
+	var got struct {
+		SessionID string   `json:"session_id"`
+		Events    [][2]any `json:"events"` // [seq, type]
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || got.SessionID == "" || len(got.Events) == 0 {
+		t.Fatalf("ws-check.mjs printed %q: %v", stdout.String(), err)
+	}
+
+	// The log holds two replies: the note (parked, then resumed to its
+	// end) and the interrupted wait.
+	ch, stop := s.sse(got.SessionID, 0)
+	defer stop()
+	frames := until(t, ch, event.TypeReplyEnd)
+	frames = append(frames, until(t, ch, event.TypeReplyEnd)...)
+	if len(frames) != len(got.Events) {
+		t.Fatalf("the SSE stream replays %d events, the sockets gave %d", len(frames), len(got.Events))
+	}
+	for i, f := range frames {
+		seq, _ := got.Events[i][0].(float64)
+		typ, _ := got.Events[i][1].(string)
+		if int64(seq) != f.seq || typ != string(f.ev.Type()) {
+			t.Fatalf("event %d: the socket gave seq %v %s, the SSE stream seq %d %s", i, got.Events[i][0], typ, f.seq, f.ev.Type())
+		}
+	}
+}

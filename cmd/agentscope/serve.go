@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/mcp"
 	"github.com/agentscope-go/agentscope/server"
+	"github.com/agentscope-go/agentscope/server/a2a"
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/session/postgres"
 	"github.com/agentscope-go/agentscope/session/sqlite"
@@ -180,8 +181,18 @@ func runServe(ctx context.Context, inv *invocation) int {
 	}
 	mcpH, stopMCP := mcpHTTPHandler(mcpSrv, *token)
 	defer stopMCP()
+	// Every agent over A2A, on the same engine and behind the same token.
+	a2aH, err := a2a.New(a2a.Config{Engine: srv.Engine(), Token: *token, Version: strings.TrimPrefix(versionLine(version, debug.ReadBuildInfo), "agentscope "), Logger: logger})
+	if err != nil {
+		srv.Close()
+		ln.Close()
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpH)
+	mux.Handle("/a2a/", a2aH)
+	mux.Handle("/.well-known/agent-card.json", a2aH)
 	mux.Handle("/", srv)
 	hs := listen.httpServer(mux, *addr, logger)
 	served := make(chan error, 1)

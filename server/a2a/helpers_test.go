@@ -273,3 +273,5 @@ func (e *env) snap() snapshot {
 	}
 	return out
 }
+
+func sessionKey(sid string) session.Key { return session.Key{UserID: user, SessionID: sid} }

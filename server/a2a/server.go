@@ -593,7 +593,11 @@ func (h *Handler) openSSE(c *call) *sse {
 	hd.Set("Cache-Control", "no-cache")
 	hd.Set("X-Accel-Buffering", "no")
 	c.w.WriteHeader(http.StatusOK)
-	return &sse{w: c.w, rc: http.NewResponseController(c.w), id: c.id, timeout: max(2*h.cfg.Heartbeat, 10*time.Second)}
+	s := &sse{w: c.w, rc: http.NewResponseController(c.w), id: c.id, timeout: max(2*h.cfg.Heartbeat, 10*time.Second)}
+	// The headers at once: the client's call returns, and its stream
+	// reads, before the first event.
+	s.write(nil)
+	return s
 }
 
 func (s *sse) write(b []byte) error {

@@ -151,6 +151,12 @@ func TestA2AToolAgainstSDKServer(t *testing.T) {
 	if b := bodies(); code != 0 || stdout != "Done.\n" || len(b) != 2 || !strings.Contains(b[0], `"name":"a2a__echo"`) || !strings.Contains(b[1], "echo: hello from go") {
 		t.Fatalf("run: exit %d, stdout %q, stderr %q, requests %q", code, stdout, stderr, b)
 	}
+	// Without a mode that lets it run unattended, the tool asks first.
+	srv, _ = toolCallServer(t, "a2a__echo", `{"message":"hello"}`)
+	code, _, stderr = runIn(t, "", "run", "--model", "openai-compatible:m@"+srv.URL+"/v1", "--a2a", "echo="+url, "say hi")
+	if code != exitFailure || !strings.Contains(stderr, "waits for permission to run a2a__echo") {
+		t.Fatalf("run without a mode: exit %d, stderr %q", code, stderr)
+	}
 	// Named by its card without NAME=.
 	srv, bodies = toolCallServer(t, "a2a__Echo", `{"message":"task: again"}`)
 	code, _, stderr = runIn(t, "", "run", "--model", "openai-compatible:m@"+srv.URL+"/v1", "--a2a", url, "--permission-mode", "bypass", "go")

@@ -179,3 +179,21 @@ func TestToolInterruptedCancelsRemoteTask(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A reply that fails is a failed task saying why; as a tool, an error
+// result.
+func TestFailedTask(t *testing.T) {
+	e := newEnv(t, []scripted.Turn{scripted.Failing(errors.New("the model broke")), scripted.Failing(errors.New("the model broke"))}, "")
+	task := e.call("SendMessage", a2a.SendMessageRequest{Message: userMessage("m1", text("hi"))}).task(t)
+	if task.Status.State != a2a.TaskStateFailed || task.Status.Message == nil || !strings.Contains(task.Status.Message.Text(""), "the model broke") {
+		t.Fatalf("task %s", dump(task))
+	}
+	tl, err := e.dial(t, "").Tool("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := result(t, t.Context(), tl, map[string]any{"message": "hi"})
+	if res.State != block.ResultError || !strings.Contains(resultText(res), "TASK_STATE_FAILED") || !strings.Contains(resultText(res), "the model broke") {
+		t.Fatalf("tool: %s %q", res.State, resultText(res))
+	}
+}

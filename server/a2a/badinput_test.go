@@ -163,3 +163,46 @@ func TestAgentCards(t *testing.T) {
 		t.Fatalf("unknown agent's card: %d", code)
 	}
 }
+
+// A user's own agent (POST /agent/) has its card and its endpoint for
+// that user only.
+func TestUserAgent(t *testing.T) {
+	e := newEnv(t, []scripted.Turn{scripted.Stream(scripted.Text("Mine."))}, "")
+	req, _ := http.NewRequest("POST", e.hs.URL+"/agent/", strings.NewReader(`{"name":"mine","base_agent_id":"a1"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-User-ID", user)
+	res, err := e.hs.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct {
+		AgentID string `json:"agent_id"`
+	}
+	json.NewDecoder(res.Body).Decode(&created)
+	res.Body.Close()
+	if res.StatusCode != 201 || created.AgentID == "" {
+		t.Fatalf("create agent: %d", res.StatusCode)
+	}
+	card := func(u string) int {
+		r, _ := http.NewRequest("GET", e.hs.URL+"/a2a/"+created.AgentID+"/.well-known/agent-card.json", nil)
+		if u != "" {
+			r.Header.Set("X-User-ID", u)
+		}
+		res, err := e.hs.Client().Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if a, b, c := card(user), card(""), card("mallory"); a != 200 || b != 404 || c != 404 {
+		t.Fatalf("card: owner %d, nobody %d, another user %d", a, b, c)
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`
+	if r := e.post("/a2a/"+created.AgentID, body); r.task(t).Text("") != "Mine." {
+		t.Fatalf("SendMessage to the user's agent: %s", r.body)
+	}
+	if r := e.post("/a2a/"+created.AgentID, body, "X-User-ID", "mallory"); r.status != 404 || r.code() != a2a.CodeInvalidRequest {
+		t.Fatalf("another user's agent: %d %s", r.status, r.body)
+	}
+}

@@ -54,7 +54,8 @@ func newEnv(t testing.TB, turns []scripted.Turn, token string) *env {
 	m := scripted.New("scripted", turns)
 	newAgent := func(s *state.AgentState) (*agent.Agent, error) { return e.agent(m, s) }
 	e.srv, err = server.New(server.Config{Engine: engine.Config{Store: st, Agents: []engine.Agent{
-		{ID: "a1", Name: "assistant", Description: "test agent", New: newAgent},
+		{ID: "a1", Name: "assistant", Description: "test agent", New: newAgent,
+			Derive: func(s *state.AgentState, _ engine.Overrides) (*agent.Agent, error) { return e.agent(m, s) }},
 		{ID: "a2", Name: "second", Description: "another agent", New: newAgent},
 	}}, Token: token, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

@@ -193,3 +193,91 @@ func TestCancelTask(t *testing.T) {
 		t.Fatalf("refused calls changed %v to %v", before, after)
 	}
 }
+
+// "always" allows the call and keeps its suggested rule: the next task's
+// same call does not ask.
+func TestAnswerAlways(t *testing.T) {
+	e := newEnv(t, []scripted.Turn{
+		scripted.Stream(scripted.ToolCall("c1", "save_note", `{"text":"a"}`)),
+		scripted.Stream(scripted.Text("Saved.")),
+		scripted.Stream(scripted.ToolCall("c2", "save_note", `{"text":"b"}`)),
+		scripted.Stream(scripted.Text("Saved again.")),
+	}, "")
+	task := e.call("SendMessage", a2a.SendMessageRequest{Message: userMessage("m1", text("save a"))}).task(t)
+	ans := userMessage("m2", text("Always"))
+	ans.TaskID = task.ID
+	if done := e.call("SendMessage", a2a.SendMessageRequest{Message: ans}).task(t); done.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("always: %s", dump(done))
+	}
+	m := userMessage("m3", text("save b"))
+	m.ContextID = task.ContextID
+	if next := e.call("SendMessage", a2a.SendMessageRequest{Message: m}).task(t); next.Status.State != a2a.TaskStateCompleted || next.Text("") != "Saved again." || e.notes.Load() != 2 {
+		t.Fatalf("the next call asked again: %s", dump(next))
+	}
+}
+
+// The other answers: a text part as the result of the one call the
+// client runs, the native event, and CancelTask on a parked task.
+func TestOtherAnswers(t *testing.T) {
+	e := newEnv(t, []scripted.Turn{
+		scripted.Stream(scripted.ToolCall("x1", "lookup", `{"key":"k"}`)),
+		scripted.Stream(scripted.Text("It is 42.")),
+		scripted.Stream(scripted.ToolCall("c1", "save_note", `{"text":"n"}`)),
+		scripted.Stream(scripted.Text("Saved.")),
+		scripted.Stream(scripted.ToolCall("c2", "save_note", `{"text":"never"}`)),
+	}, "")
+	send := func(m *a2a.Message) *a2a.Task {
+		t.Helper()
+		return e.call("SendMessage", a2a.SendMessageRequest{Message: m}).task(t)
+	}
+	first := send(userMessage("m1", text("look k up")))
+	ctxID := first.ContextID
+	ans := userMessage("m2", text("42"))
+	ans.TaskID = first.ID
+	if done := send(ans); done.Status.State != a2a.TaskStateCompleted || done.Text("") != "It is 42." {
+		t.Fatalf("text result: %s", dump(done))
+	}
+	m := userMessage("m3", text("save n"))
+	m.ContextID = ctxID
+	parked := send(m)
+	native := fmt.Sprintf(`{"type":"USER_CONFIRM_RESULT","id":"e1","created_at":"2026-01-01T00:00:00","metadata":{},"reply_id":%q,"confirm_results":[{"confirmed":true,"tool_call":{"type":"tool_call","id":"c1","name":"save_note","input":"{\"text\":\"n\"}","state":"asking","suggested_rules":[],"created_at":"2026-01-01T00:00:00","finished_at":null},"rules":[]}]}`,
+		parked.Metadata["agentscope"].(map[string]any)["replyId"])
+	ans = userMessage("m4", a2a.Part{Data: json.RawMessage(native)})
+	ans.TaskID = parked.ID
+	if done := send(ans); done.Status.State != a2a.TaskStateCompleted || done.Text("") != "Saved." {
+		t.Fatalf("native answer: %s", dump(done))
+	}
+	m = userMessage("m5", text("save never"))
+	m.ContextID = ctxID
+	parked = send(m)
+	if parked.Status.State != a2a.TaskStateInputRequired {
+		t.Fatalf("not parked: %s", dump(parked))
+	}
+	if c := e.call("CancelTask", a2a.CancelTaskRequest{ID: parked.ID}).task(t); c.Status.State != a2a.TaskStateCanceled || e.notes.Load() != 1 {
+		t.Fatalf("cancel of a parked task: %s, notes %d", dump(c), e.notes.Load())
+	}
+}
+
+// Data-part answers: per call, and for every call.
+func TestDataAnswers(t *testing.T) {
+	e := newEnv(t, []scripted.Turn{
+		scripted.Stream(scripted.ToolCall("c1", "save_note", `{"text":"one"}`)),
+		scripted.Stream(scripted.Text("Not saved.")),
+		scripted.Stream(scripted.ToolCall("c2", "save_note", `{"text":"two"}`)),
+		scripted.Stream(scripted.Text("Saved.")),
+	}, "")
+	task := e.call("SendMessage", a2a.SendMessageRequest{Message: userMessage("m1", text("save one"))}).task(t)
+	ans := userMessage("m2", a2a.DataPart(map[string]any{"confirmations": []map[string]any{{"toolCallId": "c1", "confirmed": false}}}))
+	ans.TaskID = task.ID
+	if done := e.call("SendMessage", a2a.SendMessageRequest{Message: ans}).task(t); done.Status.State != a2a.TaskStateCompleted || done.Text("") != "Not saved." || e.notes.Load() != 0 {
+		t.Fatalf("denied per call: %s, notes %d", dump(done), e.notes.Load())
+	}
+	m := userMessage("m3", text("save two"))
+	m.ContextID = task.ContextID
+	task = e.call("SendMessage", a2a.SendMessageRequest{Message: m}).task(t)
+	ans = userMessage("m4", a2a.DataPart(map[string]any{"confirmed": true}))
+	ans.TaskID = task.ID
+	if done := e.call("SendMessage", a2a.SendMessageRequest{Message: ans}).task(t); done.Status.State != a2a.TaskStateCompleted || e.notes.Load() != 1 {
+		t.Fatalf("confirmed all: %s, notes %d", dump(done), e.notes.Load())
+	}
+}

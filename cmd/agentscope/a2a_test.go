@@ -198,6 +198,7 @@ func TestA2AFlagErrors(t *testing.T) {
 		{[]string{"mcp", "--a2a", "x=http://127.0.0.1:1/"}, exitFailure, "--a2a "},
 		{[]string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "n.db"), "--a2a", "x=http://127.0.0.1:1/"}, exitUsage, "--a2a "},
 		{[]string{"chat", "--server", "http://127.0.0.1:1", "--a2a", "x=http://h/"}, exitUsage, "only for a chat in-process"},
+		{[]string{"chat", "--db", filepath.Join(t.TempDir(), "c.db"), "--a2a", "x=http://127.0.0.1:1/"}, exitUsage, `--a2a "x=http://127.0.0.1:1/": a2a: agent card`},
 		{[]string{"serve", "--config", filepath.Join("..", "..", "examples", "agents.json"), "--a2a", "x=http://h/", "--addr", "127.0.0.1:0"}, exitUsage, "--config and --a2a"},
 	} {
 		code, _, stderr := runIn(t, "", tc.args...)

@@ -42,10 +42,7 @@ type AgentEntry struct {
 
 // Agents lists the configured agents, then the user's own.
 func (e *Engine) Agents(ctx context.Context, user string) ([]AgentEntry, error) {
-	out := make([]AgentEntry, 0, len(e.order))
-	for _, a := range e.order {
-		out = append(out, AgentEntry{ID: a.ID, Name: a.Name, Description: a.Description})
-	}
+	out := e.ConfiguredAgents()
 	recs, err := e.store.ListAgents(ctx, user)
 	if err != nil {
 		return nil, err
@@ -60,6 +57,17 @@ func (e *Engine) Agents(ctx context.Context, user string) ([]AgentEntry, error) 
 		out = append(out, AgentEntry{ID: rec.ID, Name: ua.Name, Description: "based on " + ua.BaseAgentID, Record: &rec, User: &ua})
 	}
 	return out, nil
+}
+
+// ConfiguredAgents lists the configured agents in their order, which
+// needs no user: a transport that names a default agent before it knows
+// who is asking (an A2A agent card) takes the first.
+func (e *Engine) ConfiguredAgents() []AgentEntry {
+	out := make([]AgentEntry, 0, len(e.order))
+	for _, a := range e.order {
+		out = append(out, AgentEntry{ID: a.ID, Name: a.Name, Description: a.Description})
+	}
+	return out
 }
 
 // Configured reports whether id is a configured agent (which users cannot

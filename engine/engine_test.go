@@ -526,3 +526,19 @@ func ExampleEngine() {
 	// 4 TEXT_BLOCK_DELTA "Hi there!"
 	// 7 REPLY_END completed
 }
+
+// ConfiguredAgents needs no user and keeps the configured order; Agents
+// starts with the same list.
+func TestConfiguredAgents(t *testing.T) {
+	r := newRig(t, nil, func(c *engine.Config) {
+		c.Agents = append(c.Agents, engine.Agent{ID: "a2", Name: "second", Description: "the other", New: c.Agents[0].New})
+	})
+	got := r.eng.ConfiguredAgents()
+	if len(got) != 2 || got[0].ID != "a1" || got[1].ID != "a2" || got[1].Name != "second" || got[1].Description != "the other" {
+		t.Fatalf("ConfiguredAgents %+v", got)
+	}
+	all, err := r.eng.Agents(context.Background(), user)
+	if err != nil || len(all) != 2 || all[0].ID != "a1" {
+		t.Fatalf("Agents %+v %v", all, err)
+	}
+}

@@ -56,6 +56,9 @@ type agentSpec struct {
 	// MCP are MCP servers whose tools the agent gets: the SPECs of
 	// `run --mcp`.
 	MCP []string `json:"mcp"`
+	// A2A are remote A2A agents the agent gets as tools (a2a__NAME): the
+	// NAME=URL values of `run --a2a`.
+	A2A []string `json:"a2a"`
 	// PermissionMode is the reference's permission mode ("": default).
 	PermissionMode string `json:"permission_mode"`
 	// MaxIters bounds the reasoning-acting rounds of a reply (0: the
@@ -72,6 +75,8 @@ type agentSpec struct {
 	// secretPaths are files the agent's tools read only after asking
 	// (builtin.Config.SecretPaths): the store of the server serving it.
 	secretPaths []string
+	// remotes are the connected agents of A2A, whose tools each run gets.
+	remotes []remoteAgent
 }
 
 // protectStore names the files of the SQLite store db as secret paths of
@@ -164,6 +169,11 @@ func (s *agentSpec) check() error {
 	for i, spec := range s.MCP {
 		if _, err := mcp.ParseSpec(spec); err != nil {
 			return fmt.Errorf("mcp[%d]: %w", i, err)
+		}
+	}
+	for i, spec := range s.A2A {
+		if _, err := parseA2ASpec(spec); err != nil {
+			return fmt.Errorf("a2a[%d]: %w", i, err)
 		}
 	}
 	if s.PermissionMode != "" {
@@ -338,7 +348,11 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (engine.A
 		if err != nil {
 			return nil, err
 		}
-		tk, err := tool.NewToolkit(ts)
+		remote, err := a2aTools(s.remotes)
+		if err != nil {
+			return nil, err
+		}
+		tk, err := tool.NewToolkit(append(ts, remote...))
 		if err != nil {
 			return nil, err
 		}
@@ -392,6 +406,14 @@ func buildAgents(ctx context.Context, specs []agentSpec, where func(i int) strin
 			return nil, nil, fmt.Errorf("%smcp: %w", where(i), err)
 		}
 		closers = append(closers, closeMCP)
+		a2aWhere := func(j int) string { return fmt.Sprintf("%sa2a[%d]: ", where(i), j) }
+		if where(i) == "--" {
+			a2aWhere = func(int) string { return "--a2a " }
+		}
+		if s.remotes, err = connectA2A(ctx, s.A2A, a2aWhere); err != nil {
+			close()
+			return nil, nil, err
+		}
 		a, err := s.build(logger, clients...)
 		if err != nil {
 			close()

@@ -107,6 +107,8 @@ func TestServeConfigErrors(t *testing.T) {
 		{"bad permission mode", `{"agents": [{"id":"a","model":"demo","permission_mode":"yolo"}]}`, `agents[0].permission_mode: "yolo"`},
 		{"negative max_iters", `{"agents": [{"id":"a","model":"demo","max_iters":-1}]}`, "agents[0].max_iters: -1"},
 		{"bad mcp spec", `{"agents": [{"id":"a","model":"demo","mcp":[""]}]}`, "agents[0].mcp[0]:"},
+		{"bad a2a spec", `{"agents": [{"id":"a","model":"demo","a2a":["x=ftp://host/"]}]}`, "agents[0].a2a[0]: \"x=ftp://host/\": want NAME=URL"},
+		{"a2a agent not there", `{"agents": [{"id":"a","model":"demo","a2a":["x=http://127.0.0.1:1"]}]}`, "agents[0].a2a[0]: \"x=http://127.0.0.1:1\": a2a: agent card"},
 		{"bad sandbox", `{"agents": [{"id":"a","model":"demo","tools":"builtin","sandbox":"strict"}]}`, `agents[0].sandbox: "strict": want workspace-write or read-only`},
 		{"sandbox without Bash", `{"agents": [{"id":"a","model":"demo","tools":["Read"],"sandbox":"read-only"}]}`, "agents[0].sandbox: the agent has no Bash tool"},
 		{"sandbox_network alone", `{"agents": [{"id":"a","model":"demo","tools":"builtin","sandbox_network":true}]}`, "agents[0].sandbox_network: only with sandbox"},

@@ -25,7 +25,7 @@ import (
 func init() {
 	register("chat", command{
 		Summary: "chat in the terminal with an agent: of agentscope serve (its HTTP + SSE client), or in-process on the same store",
-		Usage:   "[--server URL [--token TOKEN] | [--db PATH|postgres://…] [--config FILE | --model URI] [--sandbox MODE [--sandbox-network]]] [--user ID] [--session ID] [--agent ID]",
+		Usage:   "[--server URL [--token TOKEN] | [--db PATH|postgres://…] [--config FILE | --model URI [--a2a NAME=URL]...] [--sandbox MODE [--sandbox-network]]] [--user ID] [--session ID] [--agent ID]",
 		Run:     runChat,
 	})
 }
@@ -60,6 +60,7 @@ func runChat(ctx context.Context, inv *invocation) int {
 	config := fs.String("config", "", "in-process: the agents of this JSON `file`, as serve's --config")
 	uri := fs.String("model", os.Getenv("AGENTSCOPE_MODEL"), "in-process, without --config: the model `URI` (default $AGENTSCOPE_MODEL; none: the keyless demo agent)")
 	sandbox := sandboxFlags(fs, "in-process: ", "; for every agent with Bash that names no sandbox")
+	a2aSpecs := a2aFlag(fs, "in-process, without --config: ")
 	if code, done := parseFlags(fs, inv); done {
 		return code
 	}
@@ -74,7 +75,7 @@ func runChat(ctx context.Context, inv *invocation) int {
 	var local []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "db", "config", "model", "sandbox", "sandbox-network":
+		case "db", "config", "model", "sandbox", "sandbox-network", "a2a":
 			local = append(local, "--"+f.Name)
 		}
 	})
@@ -83,11 +84,11 @@ func runChat(ctx context.Context, inv *invocation) int {
 		return exitUsage
 	}
 	if cfg.Server == "" {
-		if *config != "" && slices.Contains(local, "--model") {
-			inv.Errorf("--config and --model both set the agents: give one or the other")
+		if *config != "" && (slices.Contains(local, "--model") || slices.Contains(local, "--a2a")) {
+			inv.Errorf("--config and --model or --a2a both set the agents: give one or the other")
 			return exitUsage
 		}
-		stop, code := startInProcess(ctx, inv, &cfg, *db, *config, *uri, sandbox)
+		stop, code := startInProcess(ctx, inv, &cfg, *db, *config, *uri, *a2aSpecs, sandbox)
 		if stop == nil {
 			return code
 		}

@@ -142,9 +142,9 @@ func chatOwner(db string) (owner string, release func()) {
 // of a chat without --server, and points cfg at it. stop shuts it all down
 // (a running reply is interrupted properly, a parked one stays parked);
 // nil stop means it failed, and code is the exit status.
-func startInProcess(ctx context.Context, inv *invocation, cfg *chatConfig, db, config, uri string, sandbox *sandboxOpts) (stop func(), code int) {
+func startInProcess(ctx context.Context, inv *invocation, cfg *chatConfig, db, config, uri string, remote []string, sandbox *sandboxOpts) (stop func(), code int) {
 	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	specs := []agentSpec{{Model: uri, Tools: json.RawMessage(`"demo"`)}}
+	specs := []agentSpec{{Model: uri, Tools: json.RawMessage(`"demo"`), A2A: remote}}
 	where := func(int) string { return "--" }
 	if config != "" {
 		var err error

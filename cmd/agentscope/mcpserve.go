@@ -23,7 +23,7 @@ import (
 func init() {
 	register("mcp", command{
 		Summary: "serve an agent as an MCP server (stdio, or streamable HTTP with --http) whose tool \"ask\" sends it a message",
-		Usage:   "[--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--mcp-timeout DURATION] [--permission-mode MODE] [--sandbox MODE [--sandbox-network]] [--http HOST:PORT [--token TOKEN] [--allow-host NAME]... [--read-timeout DURATION] [--idle-timeout DURATION]] [-v]",
+		Usage:   "[--model URI] [--system PROMPT] [--name NAME] [--tools SET] [--mcp SPEC]... [--mcp-timeout DURATION] [--a2a NAME=URL]... [--permission-mode MODE] [--sandbox MODE [--sandbox-network]] [--http HOST:PORT [--token TOKEN] [--allow-host NAME]... [--read-timeout DURATION] [--idle-timeout DURATION]] [-v]",
 		Run:     runMCP,
 	})
 }
@@ -47,6 +47,7 @@ func runMCP(ctx context.Context, inv *invocation) int {
 	verbose := fs.Bool("v", false, "log debug messages (to stderr)")
 	var mcpSpecs specList
 	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server to the agent (repeatable): a command line or a URL, optionally prefixed `NAME=`")
+	a2aSpecs := a2aFlag(fs, "")
 	mcpTimeout := mcpTimeoutFlag(fs)
 	var mode modeFlag
 	fs.Var(&mode, "permission-mode", "the agent's permission `mode`: default, accept_edits, explore, bypass or dont_ask")
@@ -83,7 +84,12 @@ func runMCP(ctx context.Context, inv *invocation) int {
 		return exitFailure
 	}
 	defer closeMCP()
-	spec, err := serveAgent(*uri, *baseURL, *system, *name, *tools, sandbox, logger, clients...)
+	remotes, err := connectA2A(ctx, *a2aSpecs, func(int) string { return "--a2a " })
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+	spec, err := serveAgentWith(*uri, *baseURL, *system, *name, *tools, sandbox, remotes, logger, clients...)
 	if err != nil {
 		printError(inv, err)
 		return exitUsage

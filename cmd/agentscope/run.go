@@ -25,7 +25,7 @@ import (
 func init() {
 	register("run", command{
 		Summary: "send one prompt to a model through the agent loop and print the reply as it streams",
-		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout DURATION] [--mcp SPEC]... [--mcp-timeout DURATION] [--permission-mode MODE] [--sandbox MODE [--sandbox-network]] [-v] PROMPT (or the prompt on stdin)",
+		Usage:   "--model URI [--json] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET] [--timeout DURATION] [--mcp SPEC]... [--mcp-timeout DURATION] [--a2a NAME=URL]... [--permission-mode MODE] [--sandbox MODE [--sandbox-network]] [-v] PROMPT (or the prompt on stdin)",
 		Run:     runRun,
 	})
 }
@@ -64,6 +64,7 @@ func runRun(ctx context.Context, inv *invocation) int {
 	timeout := fs.Duration("timeout", 0, "how long the model may stay silent before its response starts and between chunks (`duration`, e.g. 30s; default 2m; connecting has 10s)")
 	var mcpSpecs specList
 	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server (repeatable): a command line ('npx -y @scope/server arg') or a URL, optionally prefixed `NAME=`")
+	a2aSpecs := a2aFlag(fs, "")
 	mcpTimeout := mcpTimeoutFlag(fs)
 	var mode modeFlag
 	fs.Var(&mode, "permission-mode", "the permission `mode`: default, accept_edits, explore (read-only), bypass or dont_ask (never ask)")
@@ -153,6 +154,19 @@ func runRun(ctx context.Context, inv *invocation) int {
 		return exitFailure
 	}
 	defer closeMCP()
+	remotes, err := connectA2A(ctx, *a2aSpecs, func(int) string { return "--a2a " })
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+	remoteTools, err := a2aTools(remotes)
+	if err == nil {
+		err = tk.Add("", remoteTools...)
+	}
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
 	events, err := reply(ctx, replySetup{name: *name, model: m, system: *system, logger: logger, tools: tk, mode: mode.mode, middleware: mws}, prompt)
 	if err != nil {
 		inv.Errorf("%v", err)

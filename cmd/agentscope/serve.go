@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/mcp"
 	"github.com/agentscope-go/agentscope/server"
+	"github.com/agentscope-go/agentscope/server/a2a"
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/session/postgres"
 	"github.com/agentscope-go/agentscope/session/sqlite"
@@ -26,7 +27,7 @@ import (
 func init() {
 	register("serve", command{
 		Summary: "serve agents over HTTP + SSE with durable sessions (SQLite by default, or Postgres)",
-		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--replica ID] [--lease DURATION] [--mcp-timeout DURATION] [--allow-host NAME]... [--read-timeout DURATION] [--idle-timeout DURATION] [-v] [--config FILE | [--id ID] [--model URI] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET|NAMES] [--mcp SPEC]... [--permission-mode MODE] [--max-iters N]] [--sandbox MODE [--sandbox-network]]",
+		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--replica ID] [--lease DURATION] [--mcp-timeout DURATION] [--allow-host NAME]... [--read-timeout DURATION] [--idle-timeout DURATION] [-v] [--config FILE | [--id ID] [--model URI] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET|NAMES] [--mcp SPEC]... [--a2a NAME=URL]... [--permission-mode MODE] [--max-iters N]] [--sandbox MODE [--sandbox-network]]",
 		Run:     runServe,
 	})
 }
@@ -64,6 +65,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	fs.IntVar(&flagSpec.MaxIters, "max-iters", 0, "the reasoning-acting rounds of a reply (`N`; 0: the agent's default)")
 	var mcpSpecs specList
 	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server to the agent (repeatable): a command line or a URL, optionally prefixed `NAME=`")
+	a2aSpecs := a2aFlag(fs, "")
 	mcpTimeout := mcpTimeoutFlag(fs)
 	sandbox := sandboxFlags(fs, "", "; with --config, for every agent with Bash that names no sandbox")
 	listen := addListenFlags(fs, "")
@@ -106,7 +108,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 		var agentFlags []string
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "id", "model", "base-url", "system", "name", "tools", "permission-mode", "max-iters", "mcp":
+			case "id", "model", "base-url", "system", "name", "tools", "permission-mode", "max-iters", "mcp", "a2a":
 				agentFlags = append(agentFlags, "--"+f.Name)
 			}
 		})
@@ -124,6 +126,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 		flagSpec.Model = *uri
 		flagSpec.Tools, _ = json.Marshal(*tools)
 		flagSpec.MCP = mcpSpecs
+		flagSpec.A2A = *a2aSpecs
 		if err := flagSpec.check(); err != nil {
 			inv.Errorf("--%v", strings.Replace(strings.Replace(err.Error(), "permission_mode", "permission-mode", 1), "max_iters", "max-iters", 1))
 			return exitUsage
@@ -181,6 +184,14 @@ func runServe(ctx context.Context, inv *invocation) int {
 	}
 	mcpH, stopMCP := mcpHTTPHandler(mcpSrv, *token)
 	defer stopMCP()
+	// Every agent over A2A, on the same engine and behind the same token.
+	a2aH, err := a2a.New(a2a.Config{Engine: srv.Engine(), Token: *token, Version: strings.TrimPrefix(versionLine(version, debug.ReadBuildInfo), "agentscope "), Logger: logger})
+	if err != nil {
+		srv.Close()
+		ln.Close()
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpH)
 	// The web UI on its own paths only, so every other path stays the
@@ -188,6 +199,8 @@ func runServe(ctx context.Context, inv *invocation) int {
 	ui := web.Handler()
 	mux.Handle("GET /{$}", ui)
 	mux.Handle("GET /ui/", ui)
+	mux.Handle("/a2a/", a2aH)
+	mux.Handle("/.well-known/agent-card.json", a2aH)
 	mux.Handle("/", srv)
 	hs := listen.httpServer(mux, *addr, logger)
 	served := make(chan error, 1)
@@ -254,7 +267,12 @@ func openStore(ctx context.Context, db string) (session.Store, error) {
 // the model of uri, or the demo agent when uri is empty. tools is a set or
 // a comma list of tool names; sandbox is --sandbox (nil: none).
 func serveAgent(uri, baseURL, system, name, tools string, sandbox *sandboxOpts, logger *slog.Logger, servers ...*mcp.Client) (engine.Agent, error) {
-	s := agentSpec{Model: uri, BaseURL: baseURL, SystemPrompt: system, Name: name}
+	return serveAgentWith(uri, baseURL, system, name, tools, sandbox, nil, logger, servers...)
+}
+
+// serveAgentWith is serveAgent with the remote agents of --a2a as tools.
+func serveAgentWith(uri, baseURL, system, name, tools string, sandbox *sandboxOpts, remotes []remoteAgent, logger *slog.Logger, servers ...*mcp.Client) (engine.Agent, error) {
+	s := agentSpec{Model: uri, BaseURL: baseURL, SystemPrompt: system, Name: name, remotes: remotes}
 	s.Tools, _ = json.Marshal(tools)
 	if sandbox != nil {
 		specs := []agentSpec{s}

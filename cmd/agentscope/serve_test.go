@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -39,7 +38,7 @@ type served struct {
 	t      testing.TB
 	cmd    *exec.Cmd
 	url    string
-	stderr *bytes.Buffer
+	stderr *syncBuffer
 	exited chan struct{}
 }
 
@@ -58,7 +57,7 @@ func startServe(t testing.TB, bin, addr, db string, extra ...string) *served {
 	args := append([]string{"serve", "--addr", addr, "--db", db}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "AGENTSCOPE_MODEL=", "AGENTSCOPE_TOKEN=")
-	s := &served{t: t, cmd: cmd, url: "http://" + addr, stderr: new(bytes.Buffer), exited: make(chan struct{})}
+	s := &served{t: t, cmd: cmd, url: "http://" + addr, stderr: new(syncBuffer), exited: make(chan struct{})}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -230,8 +230,7 @@ func (g *globber) stop() bool {
 // dir with its symlinks resolved (the walk follows none, so it is
 // real-of-base plus the names walked).
 func (g *globber) walk(dir, real string, states []int) {
-	enteringDir(dir)
-	if g.stop() {
+	if enteringDir(dir) || g.stop() {
 		return
 	}
 	entries, err := os.ReadDir(dir)

@@ -352,7 +352,9 @@ func (s *grepSearch) walk(root string) {
 			if rel != "." && (slices.Contains(vcsDirs, d.Name()) || skipVirtual(filepath.Join(s.realRoot, rel), s.realRoot)) {
 				return filepath.SkipDir
 			}
-			enteringDir(p)
+			if enteringDir(p) {
+				return filepath.SkipDir
+			}
 			if s.done() {
 				return filepath.SkipAll
 			}

@@ -86,13 +86,13 @@ func skipVirtual(realDir, realRoot string) bool {
 
 // enterDirHook, when set (by tests), is called as Glob and Grep enter
 // each directory: it lets a test cancel a search at a known point of its
-// walk.
-var enterDirHook func(dir string)
+// walk, or prune a directory (by returning true) so a walk of / stays
+// short on a machine with a large tree.
+var enterDirHook func(dir string) (prune bool)
 
-func enteringDir(dir string) {
-	if enterDirHook != nil {
-		enterDirHook(dir)
-	}
+// enteringDir reports whether the walk should pass dir by.
+func enteringDir(dir string) bool {
+	return enterDirHook != nil && enterDirHook(dir)
 }
 
 // errNotRegular is returned for devices, FIFOs, sockets and the like:

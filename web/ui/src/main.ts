@@ -66,6 +66,9 @@ async function loadAgents(): Promise<void> {
   agents = (await api.agents()).agents;
   const sel = $<HTMLSelectElement>("agent-select");
   sel.replaceChildren(...agents.map((a) => h("option", { value: a.id }, `${a.data?.name ?? a.id} (${a.id})`)));
+  // Until an agent is listed there is nothing to start a session on (and
+  // a click would post an empty agent id).
+  $<HTMLButtonElement>("new-session-button").disabled = agents.length === 0;
 }
 
 async function loadSessions(more = false): Promise<void> {

@@ -319,6 +319,8 @@ func TestTypedErrors(t *testing.T) {
 		"a configured agent":     {errOf(r.eng.UpdateAgent(ctx, user, "a1", engine.UserAgent{Name: "x"})), engine.ErrForbidden, "cannot be changed"},
 		"another user's delete":  {r.eng.DeleteSession(ctx, other), engine.ErrNotFound, "Session not found"},
 		"another user's follow":  {errOf(r.eng.Follow(ctx, other, engine.Cursor{})), engine.ErrNotFound, "Session not found"},
+		"another user's id":      {errOf(r.eng.CreateSession(ctx, engine.NewSession{ID: k.SessionID, UserID: "mallory", AgentID: "a1"})), engine.ErrExists, "is already used"},
+		"a bad chosen id":        {errOf(r.eng.CreateSession(ctx, engine.NewSession{ID: "a/b", UserID: user, AgentID: "a1"})), session.ErrInvalid, "session id"},
 	} {
 		if !errors.Is(c.err, c.kind) || !strings.Contains(fmtErr(c.err), c.text) {
 			t.Errorf("%s: %v, want %v %q", name, c.err, c.kind, c.text)

@@ -6,7 +6,7 @@ import (
 )
 
 // The kinds of error the engine's operations return, for errors.Is. A
-// transport maps each to its protocol (HTTP: 404, 409, 403, 503, 429, 409)
+// transport maps each to its protocol (HTTP: 404, 409, 403, 503, 429, 409, 409)
 // and shows the error's text, which says what happened in the reference's
 // words ("Session not found", "Session is running").
 var (
@@ -25,6 +25,9 @@ var (
 	ErrTooMany = errors.New("too many")
 	// ErrInterrupted: the run was interrupted before it started.
 	ErrInterrupted = errors.New("interrupted")
+	// ErrExists: a session was to be created with an id that a session,
+	// the user's or another's, already has.
+	ErrExists = errors.New("exists")
 )
 
 // Error is an engine error of one of the kinds above, with the text a

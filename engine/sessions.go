@@ -26,6 +26,11 @@ const (
 
 // NewSession is a session to create.
 type NewSession struct {
+	// ID is the session's id when the client chooses it (an AG-UI
+	// thread), as session.NewSession.ID allows; empty: the store makes
+	// one. An id already used is ErrExists, one that is not allowed a
+	// session.ErrInvalid.
+	ID      string
 	UserID  string
 	AgentID string
 	Name    string
@@ -40,7 +45,10 @@ func (e *Engine) CreateSession(ctx context.Context, s NewSession) (session.Recor
 	if _, err := e.lookupAgent(ctx, s.UserID, s.AgentID); err != nil {
 		return session.Record{}, err
 	}
-	rec, err := e.store.CreateSession(ctx, session.NewSession{UserID: s.UserID, AgentID: s.AgentID, Name: s.Name, Config: s.Config})
+	rec, err := e.store.CreateSession(ctx, session.NewSession{ID: s.ID, UserID: s.UserID, AgentID: s.AgentID, Name: s.Name, Config: s.Config})
+	if errors.Is(err, session.ErrExists) {
+		return session.Record{}, newError(ErrExists, "Session id %q is already used", s.ID)
+	}
 	return rec, storeErr(err)
 }
 

@@ -197,7 +197,7 @@ func isNull(raw json.RawMessage) bool {
 
 // fail answers an error of the engine with its code: the engine's kinds
 // (engine.ErrNotFound 404, ErrBusy 409, ErrForbidden 403, ErrTooMany 429,
-// ErrUnavailable 503, ErrInterrupted 409), an *engine.InputError 422
+// ErrUnavailable 503, ErrInterrupted and ErrExists 409), an *engine.InputError 422
 // (with FastAPI's detail list when it names a field), the store's
 // invalid input 422, and anything else 500.
 func (s *Server) fail(w http.ResponseWriter, err error) {
@@ -216,7 +216,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 		switch ee.Kind {
 		case engine.ErrNotFound:
 			code = http.StatusNotFound
-		case engine.ErrBusy, engine.ErrInterrupted:
+		case engine.ErrBusy, engine.ErrInterrupted, engine.ErrExists:
 			code = http.StatusConflict
 		case engine.ErrForbidden:
 			code = http.StatusForbidden

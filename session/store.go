@@ -29,7 +29,13 @@ var (
 	ErrNotHeld = errors.New("session: lease not held by this owner")
 	// ErrNoInput: ClaimInput found no pending input for the session.
 	ErrNoInput = errors.New("session: no pending input")
+	// ErrExists: CreateSession was given an ID that a session (of any
+	// user) already has.
+	ErrExists = errors.New("session: id already used")
 )
+
+// MaxIDLen is the longest session id a caller may choose.
+const MaxIDLen = 128
 
 // Key names one session of one user. Every operation below a session is
 // scoped by both: a session id under the wrong user is ErrNotFound.
@@ -65,6 +71,12 @@ type Record struct {
 
 // NewSession is what CreateSession needs. Config nil is stored as {}.
 type NewSession struct {
+	// ID is the session's id when the caller chooses it (an AG-UI
+	// thread's id): 1 to MaxIDLen printable ASCII characters, none of
+	// them a space or one of / ? # % \ (it is a path segment of the
+	// native routes). Empty: the store makes one. An id any user's session
+	// already has is ErrExists.
+	ID      string
 	UserID  string
 	AgentID string
 	Name    string

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -111,13 +112,13 @@ func (s *Store) CreateSession(ctx context.Context, ns session.NewSession) (sessi
 	}
 	now := check.Time(s.now())
 	rec := session.Record{
-		ID: s.ids.NewID(), UserID: ns.UserID, AgentID: ns.AgentID, Name: ns.Name,
+		ID: cmp.Or(ns.ID, s.ids.NewID()), UserID: ns.UserID, AgentID: ns.AgentID, Name: ns.Name,
 		Config: clone(cfg), CreatedAt: now, UpdatedAt: now,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.sessions[rec.ID]; dup {
-		return session.Record{}, fmt.Errorf("session %s: id already used: %w", rec.ID, session.ErrConflict)
+		return session.Record{}, fmt.Errorf("session %s: %w", rec.ID, session.ErrExists)
 	}
 	s.created++
 	s.sessions[rec.ID] = &entry{rec: rec, order: s.created, msgIdx: map[string]int{}}

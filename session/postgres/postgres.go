@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -205,9 +206,13 @@ func (s *Store) CreateSession(ctx context.Context, ns session.NewSession) (sessi
 		return session.Record{}, err
 	}
 	now := ts(s.now())
+	id := cmp.Or(ns.ID, s.ids.NewID())
 	rec, err := scanRecord(s.pool.QueryRow(ctx, `INSERT INTO sessions (id, user_id, agent_id, name, config, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING `+recordCols,
-		s.ids.NewID(), ns.UserID, ns.AgentID, ns.Name, []byte(cfg), now))
+		VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO NOTHING RETURNING `+recordCols,
+		id, ns.UserID, ns.AgentID, ns.Name, []byte(cfg), now))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return session.Record{}, fmt.Errorf("session %s: %w", id, session.ErrExists)
+	}
 	if err != nil {
 		return session.Record{}, fail(ctx, fmt.Errorf("postgres: create session: %w", err))
 	}

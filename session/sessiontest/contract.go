@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ func Run(t *testing.T, open New) {
 	}{
 		{"Sessions", testSessions},
 		{"List", testList},
+		{"ChosenID", testChosenID},
 		{"UserIsolation", testIsolation},
 		{"UnknownSession", testUnknown},
 		{"Cancelled", testCancelled},
@@ -139,6 +141,42 @@ func testSessions(t *testing.T, e *env) {
 	wantErr(t, "DeleteSession twice", e.s.DeleteSession(e.ctx, k), session.ErrNotFound)
 	if _, err := e.s.GetSession(e.ctx, session.Key{UserID: "u1", SessionID: r2.ID}); err != nil {
 		t.Errorf("the other session went with the deleted one: %v", err)
+	}
+}
+
+// A caller may choose a session's id (an AG-UI thread's): it is stored as
+// given, an id already used by any user is ErrExists and changes nothing,
+// and an id that cannot be a path segment is ErrInvalid.
+func testChosenID(t *testing.T, e *env) {
+	r, err := e.s.CreateSession(e.ctx, session.NewSession{ID: "thread-1:a.b_c~", UserID: "u1", AgentID: "a1", Name: "t"})
+	must(t, "CreateSession with an id", err)
+	if r.ID != "thread-1:a.b_c~" {
+		t.Errorf("chosen id stored as %q", r.ID)
+	}
+	for _, user := range []string{"u1", "u2"} {
+		_, err = e.s.CreateSession(e.ctx, session.NewSession{ID: r.ID, UserID: user, AgentID: "a2", Name: "again"})
+		wantErr(t, "CreateSession with a used id by "+user, err, session.ErrExists)
+	}
+	got, err := e.s.GetSession(e.ctx, session.Key{UserID: "u1", SessionID: r.ID})
+	must(t, "GetSession of the chosen id", err)
+	if got.AgentID != "a1" || got.Name != "t" {
+		t.Errorf("a refused create changed the session: %+v", got)
+	}
+	if _, err := e.s.GetSession(e.ctx, session.Key{UserID: "u2", SessionID: r.ID}); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("another user reads the chosen id: %v", err)
+	}
+	for _, bad := range []string{"a/b", "a b", "a?b", "a#b", "a%2F", `a\b`, "\x00", "é", strings.Repeat("x", session.MaxIDLen+1)} {
+		_, err := e.s.CreateSession(e.ctx, session.NewSession{ID: bad, UserID: "u1", AgentID: "a1"})
+		wantErr(t, fmt.Sprintf("CreateSession with id %q", bad), err, session.ErrInvalid)
+	}
+	long := strings.Repeat("x", session.MaxIDLen)
+	if _, err := e.s.CreateSession(e.ctx, session.NewSession{ID: long, UserID: "u1", AgentID: "a1"}); err != nil {
+		t.Errorf("an id of MaxIDLen bytes: %v", err)
+	}
+	_, total, err := e.s.ListSessions(e.ctx, session.ListQuery{UserID: "u1"})
+	must(t, "ListSessions", err)
+	if total != 2 {
+		t.Errorf("u1 has %d sessions, want 2", total)
 	}
 }
 

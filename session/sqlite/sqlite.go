@@ -313,9 +313,23 @@ func (s *Store) CreateSession(ctx context.Context, ns session.NewSession) (sessi
 	now := us(s.now())
 	var rec session.Record
 	err = s.write(ctx, func(tx *wtx) error {
+		id := ns.ID
+		if id == "" {
+			id = s.ids.NewID()
+		} else {
+			// The one writer holds the database: nothing can take the id
+			// between this check and the insert.
+			var one int
+			switch err := tx.QueryRowContext(ctx, qSessionExists, id).Scan(&one); {
+			case err == nil:
+				return fmt.Errorf("session %s: %w", id, session.ErrExists)
+			case !errors.Is(err, sql.ErrNoRows):
+				return err
+			}
+		}
 		var err error
 		rec, err = scanRecord(tx.QueryRowContext(ctx, qCreate,
-			s.ids.NewID(), ns.UserID, ns.AgentID, ns.Name, []byte(cfg), now, now))
+			id, ns.UserID, ns.AgentID, ns.Name, []byte(cfg), now, now))
 		return err
 	})
 	if err != nil {

@@ -13,18 +13,19 @@ import (
 const (
 	qCreate = `INSERT INTO sessions (id, user_id, agent_id, name, config, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ` + recordCols
-	qSessionN    = `SELECT n FROM sessions WHERE id = ? AND user_id = ?`
-	qGetSession  = `SELECT ` + recordCols + ` FROM sessions WHERE id = ? AND user_id = ?`
-	qLeaseOf     = `SELECT lease_owner, lease_expires, lease_epoch FROM sessions WHERE id = ? AND user_id = ?`
-	qLeaseAndN   = `SELECT lease_owner, lease_expires, lease_epoch, n FROM sessions WHERE id = ? AND user_id = ?`
-	qLastSeq     = `SELECT last_seq FROM sessions WHERE id = ? AND user_id = ?`
-	qLoadState   = `SELECT st.version, st.data FROM sessions s LEFT JOIN states st ON st.session_n = s.n WHERE s.id = ? AND s.user_id = ?`
-	qStateOf     = `SELECT version, data FROM states WHERE session_n = ?`
-	qTouch       = `UPDATE sessions SET updated_at = ? WHERE id = ? AND user_id = ? RETURNING n`
-	qInsertState = `INSERT INTO states (session_n, version, data) VALUES (?, 1, ?) ON CONFLICT DO NOTHING`
-	qUpdateState = `UPDATE states SET version = version + 1, data = ? WHERE session_n = ? AND version = ?`
-	qBumpPos     = `UPDATE sessions SET last_pos = last_pos + ? WHERE id = ? AND user_id = ? RETURNING n, last_pos`
-	qUpsertMsg   = `INSERT INTO messages (session_n, msg_id, pos, data) VALUES (?, ?, ?, ?)
+	qSessionN      = `SELECT n FROM sessions WHERE id = ? AND user_id = ?`
+	qSessionExists = `SELECT 1 FROM sessions WHERE id = ?`
+	qGetSession    = `SELECT ` + recordCols + ` FROM sessions WHERE id = ? AND user_id = ?`
+	qLeaseOf       = `SELECT lease_owner, lease_expires, lease_epoch FROM sessions WHERE id = ? AND user_id = ?`
+	qLeaseAndN     = `SELECT lease_owner, lease_expires, lease_epoch, n FROM sessions WHERE id = ? AND user_id = ?`
+	qLastSeq       = `SELECT last_seq FROM sessions WHERE id = ? AND user_id = ?`
+	qLoadState     = `SELECT st.version, st.data FROM sessions s LEFT JOIN states st ON st.session_n = s.n WHERE s.id = ? AND s.user_id = ?`
+	qStateOf       = `SELECT version, data FROM states WHERE session_n = ?`
+	qTouch         = `UPDATE sessions SET updated_at = ? WHERE id = ? AND user_id = ? RETURNING n`
+	qInsertState   = `INSERT INTO states (session_n, version, data) VALUES (?, 1, ?) ON CONFLICT DO NOTHING`
+	qUpdateState   = `UPDATE states SET version = version + 1, data = ? WHERE session_n = ? AND version = ?`
+	qBumpPos       = `UPDATE sessions SET last_pos = last_pos + ? WHERE id = ? AND user_id = ? RETURNING n, last_pos`
+	qUpsertMsg     = `INSERT INTO messages (session_n, msg_id, pos, data) VALUES (?, ?, ?, ?)
 		ON CONFLICT (session_n, msg_id) DO UPDATE SET data = excluded.data`
 	qBumpSeq    = `UPDATE sessions SET last_seq = last_seq + ? WHERE id = ? AND user_id = ? RETURNING n, last_seq`
 	qReadEvents = `SELECT seq, data FROM events

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentscope-go/agentscope/session"
@@ -67,6 +68,11 @@ func New(s session.NewSession) (json.RawMessage, error) {
 	}
 	if s.AgentID == "" {
 		return nil, fmt.Errorf("%w: empty agent id", session.ErrInvalid)
+	}
+	if s.ID != "" {
+		if err := ID(s.ID); err != nil {
+			return nil, err
+		}
 	}
 	if s.Config == nil {
 		return json.RawMessage("{}"), nil
@@ -179,6 +185,22 @@ func RunWrite(w session.RunWrite) error {
 		if err := Owner(w.Release); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// ID checks a session id a caller chose (session.NewSession.ID).
+func ID(id string) error {
+	if len(id) > session.MaxIDLen {
+		return fmt.Errorf("%w: session id of %d bytes, over %d", session.ErrInvalid, len(id), session.MaxIDLen)
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c <= ' ' || c > '~' || strings.IndexByte(`/?#%\`, c) >= 0 {
+			return fmt.Errorf("%w: session id %q: byte %d (%q) is not a printable ASCII character allowed in a path segment", session.ErrInvalid, id, i, c)
+		}
+	}
+	if id == "" {
+		return fmt.Errorf("%w: empty session id", session.ErrInvalid)
 	}
 	return nil
 }

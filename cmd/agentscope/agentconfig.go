@@ -77,6 +77,9 @@ type agentSpec struct {
 	secretPaths []string
 	// remotes are the connected agents of A2A, whose tools each run gets.
 	remotes []remoteAgent
+	// timeouts bound the model's silences (run's --timeout; zero: the
+	// provider's defaults).
+	timeouts model.Timeouts
 }
 
 // protectStore names the files of the SQLite store db as secret paths of
@@ -97,6 +100,9 @@ func protectStore(specs []agentSpec, db string) {
 
 // demoTools are the tools of the "demo" set, by name, in order.
 var demoToolNames = []string{"calculate", "get_time", "save_note", "wait"}
+
+// toolsUsage is what every command's --tools says it takes.
+const toolsUsage = "tool `set` or names: \"demo\" (calculate, get_time, save_note, wait), \"builtin\" (Bash, Read, Write, Edit, Glob, Grep), \"none\", or a comma list of tool names"
 
 // toolSets are the set names a tools field may use.
 var toolSets = map[string][]string{"demo": demoToolNames, "builtin": builtin.Names, "none": nil}
@@ -324,7 +330,7 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (engine.A
 			spec.Description = "DEMO: the keyless rule-based demo model, not a real LLM; start with --model URI for one"
 		}
 	} else {
-		opts := []provider.Option{provider.WithLogger(logger)}
+		opts := []provider.Option{provider.WithLogger(logger), provider.WithTimeouts(s.timeouts)}
 		if s.BaseURL != "" {
 			opts = append(opts, provider.WithBaseURL(s.BaseURL))
 		}

@@ -41,7 +41,7 @@ func runMCP(ctx context.Context, inv *invocation) int {
 	baseURL := fs.String("base-url", "", "override the provider's API `URL`")
 	system := fs.String("system", "", "the system `prompt`")
 	name := fs.String("name", "assistant", "the agent's `name`")
-	tools := fs.String("tools", "demo", "tool `set`: \"demo\" (calculate, get_time, save_note), \"builtin\" (Bash, Read, Write, Edit, Glob, Grep) or \"none\"")
+	tools := fs.String("tools", "demo", toolsUsage)
 	httpAddr := fs.String("http", "", "serve streamable HTTP at http://`HOST:PORT`/mcp instead of stdio")
 	token := fs.String("token", os.Getenv("AGENTSCOPE_TOKEN"), "with --http: the bearer `token` every request must carry (default $AGENTSCOPE_TOKEN); required off loopback")
 	verbose := fs.Bool("v", false, "log debug messages (to stderr)")
@@ -64,8 +64,8 @@ func runMCP(ctx context.Context, inv *invocation) int {
 		inv.Errorf("%v", err)
 		return exitUsage
 	}
-	if *tools != "demo" && *tools != "builtin" && *tools != "none" {
-		inv.Errorf("unknown tool set %q (want demo, builtin or none)", *tools)
+	if _, err := expandTools([]string{*tools}, true); err != nil {
+		inv.Errorf("--tools: %v", err)
 		return exitUsage
 	}
 	if *httpAddr != "" && !isLoopback(*httpAddr) && *token == "" {

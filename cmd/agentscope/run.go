@@ -3,23 +3,19 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"iter"
+
 	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/agentscope-go/agentscope/agent"
-	"github.com/agentscope-go/agentscope/demo"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
-	"github.com/agentscope-go/agentscope/model/provider"
-	"github.com/agentscope-go/agentscope/permission"
-	"github.com/agentscope-go/agentscope/tool"
-	"github.com/agentscope-go/agentscope/tool/builtin"
 )
 
 func init() {
@@ -60,7 +56,7 @@ func runRun(ctx context.Context, inv *invocation) int {
 	system := fs.String("system", "", "the system `prompt`")
 	name := fs.String("name", "assistant", "the agent's `name`")
 	verbose := fs.Bool("v", false, "log the agent's and the model's warnings (retries, fallbacks) to stderr")
-	tools := fs.String("tools", "", "tool `set` to offer the model: \"demo\" (calculate, get_time), \"builtin\" (Bash, Read, Write, Edit, Glob, Grep) or \"none\"; default demo for --model demo, else none")
+	tools := fs.String("tools", "", toolsUsage+" to offer the model; default demo for --model demo, else none")
 	timeout := fs.Duration("timeout", 0, "how long the model may stay silent before its response starts and between chunks (`duration`, e.g. 30s; default 2m; connecting has 10s)")
 	var mcpSpecs specList
 	fs.Var(&mcpSpecs, "mcp", "add the tools of an MCP server (repeatable): a command line ('npx -y @scope/server arg') or a URL, optionally prefixed `NAME=`")
@@ -71,11 +67,6 @@ func runRun(ctx context.Context, inv *invocation) int {
 	sandboxF := sandboxFlags(fs, "", "")
 	if code, done := parseFlags(fs, inv); done {
 		return code
-	}
-	sandbox, err := sandboxF.sandbox()
-	if err != nil {
-		inv.Errorf("%v", err)
-		return exitUsage
 	}
 	if *uri == "" {
 		inv.Errorf("--model is required (or set AGENTSCOPE_MODEL), e.g. --model openai:gpt-4.1")
@@ -118,28 +109,22 @@ func runRun(ctx context.Context, inv *invocation) int {
 			inv.Errorf("%v", err)
 		}
 	}()
-	popts := []provider.Option{
-		provider.WithLogger(logger),
-		provider.WithTimeouts(model.Timeouts{FirstByte: *timeout, Idle: *timeout}),
+	// The agent is assembled as serve's, chat's and mcp's are (agentSpec):
+	// the same tool sets, the same demo agent, the same sandbox rules.
+	spec := agentSpec{Model: *uri, BaseURL: *baseURL, SystemPrompt: *system, Name: *name, PermissionMode: string(mode.mode),
+		timeouts: model.Timeouts{FirstByte: *timeout, Idle: *timeout}}
+	if *tools != "" {
+		spec.Tools, _ = json.Marshal(*tools)
 	}
-	if *baseURL != "" {
-		popts = append(popts, provider.WithBaseURL(*baseURL))
-	}
-	m, err := provider.New(*uri, popts...)
-	if err != nil {
-		printError(inv, err)
-		return exitFailure
-	}
-	tk, err := toolkitFor(*tools, m, builtin.Config{Sandbox: sandbox})
-	if err != nil {
+	specs := []agentSpec{spec}
+	if err := sandboxF.applyTo(specs); err != nil {
 		inv.Errorf("%v", err)
 		return exitUsage
 	}
-	if sandbox.On() {
-		if err := builtin.CheckSandbox(); err != nil {
-			inv.Errorf("--sandbox: %v", err)
-			return exitFailure
-		}
+	spec = specs[0]
+	if err := spec.check(); err != nil {
+		inv.Errorf("--%v", err)
+		return exitUsage
 	}
 	// The MCP clients' warnings (a lost connection, a failed refresh)
 	// are not in the reply's output: they are shown.
@@ -148,30 +133,31 @@ func runRun(ctx context.Context, inv *invocation) int {
 		mcpLevel = slog.LevelDebug
 	}
 	mcpLogger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: mcpLevel}))
-	mws, closeMCP, err := mountMCP(ctx, tk, mcpSetup{Specs: mcpSpecs, CallTimeout: *mcpTimeout, Logger: mcpLogger, Warnf: inv.Errorf})
+	clients, closeMCP, err := connectMCP(ctx, mcpSetup{Specs: mcpSpecs, CallTimeout: *mcpTimeout, Logger: mcpLogger, Warnf: inv.Errorf})
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitFailure
 	}
 	defer closeMCP()
-	remotes, err := connectA2A(ctx, *a2aSpecs, func(int) string { return "--a2a " })
+	if spec.remotes, err = connectA2A(ctx, *a2aSpecs, func(int) string { return "--a2a " }); err != nil {
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+	built, err := spec.build(logger, clients...)
+	if err != nil {
+		// The flag names the model already: its typed error is enough.
+		if me := (*model.Error)(nil); errors.As(err, &me) {
+			err = me
+		}
+		printError(inv, err)
+		return exitFailure
+	}
+	a, err := built.New(nil)
 	if err != nil {
 		inv.Errorf("%v", err)
 		return exitFailure
 	}
-	remoteTools, err := a2aTools(remotes)
-	if err == nil {
-		err = tk.Add("", remoteTools...)
-	}
-	if err != nil {
-		inv.Errorf("%v", err)
-		return exitFailure
-	}
-	events, err := reply(ctx, replySetup{name: *name, model: m, system: *system, logger: logger, tools: tk, mode: mode.mode, middleware: mws}, prompt)
-	if err != nil {
-		inv.Errorf("%v", err)
-		return exitFailure
-	}
+	events := a.Stream(ctx, []*message.Msg{message.UserText("user", prompt)})
 
 	out := bufio.NewWriter(inv.Stdout)
 	p := replyPrinter{w: out, json: *jsonOut}
@@ -219,31 +205,6 @@ func runRun(ctx context.Context, inv *invocation) int {
 		return exitFailure
 	}
 	return exitOK
-}
-
-// replySetup is what the command configures its agent with.
-type replySetup struct {
-	name, system string
-	model        model.ChatModel
-	logger       *slog.Logger
-	tools        *tool.Toolkit
-	mode         permission.Mode // "": the default mode
-	middleware   []agent.Middleware
-}
-
-// reply starts one agent reply to a user prompt. It is the command's only
-// use of the agent API.
-func reply(ctx context.Context, s replySetup, prompt string) (iter.Seq2[event.Event, error], error) {
-	a, err := agent.New(agent.Config{Name: s.name, Model: s.model, SystemPrompt: s.system, Toolkit: s.tools, Middleware: s.middleware, Logger: s.logger})
-	if err != nil {
-		return nil, err
-	}
-	if s.mode != "" {
-		if err := a.Permissions().SetMode(s.mode); err != nil {
-			return nil, err
-		}
-	}
-	return a.Stream(ctx, []*message.Msg{message.UserText("user", prompt)}), nil
 }
 
 // replyPrinter writes a reply's events: the text deltas as plain text, or
@@ -359,29 +320,4 @@ func orUnknown(t event.ErrorType) string {
 		return string(event.ErrUnknown)
 	}
 	return fmt.Sprint(t)
-}
-
-// toolkitFor builds the tools --tools names, the built-in ones with cfg.
-// The demo model gets the demo tools unless told otherwise, so `run
-// --model demo` shows a tool call.
-func toolkitFor(set string, m model.ChatModel, cfg builtin.Config) (*tool.Toolkit, error) {
-	if set == "" && m.Name() == demo.Name {
-		set = "demo"
-	}
-	if cfg.Sandbox.On() && set != "builtin" {
-		return nil, errors.New("--sandbox confines the built-in Bash tool: use it with --tools builtin")
-	}
-	switch set {
-	case "", "none":
-		return tool.NewToolkit(nil)
-	case "demo":
-		ts, err := demo.Tools(nil)
-		if err != nil {
-			return nil, err
-		}
-		return tool.NewToolkit(ts)
-	case "builtin":
-		return tool.NewToolkit(builtin.Tools(cfg))
-	}
-	return nil, fmt.Errorf("unknown tool set %q (want demo, builtin or none)", set)
 }

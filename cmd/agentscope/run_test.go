@@ -249,7 +249,7 @@ func TestRunDemo(t *testing.T) {
 		t.Fatalf("folded reply: %s", folded)
 	}
 	code, _, errOut = runIn(t, "", "run", "--model", "demo", "--tools", "bogus", "hi")
-	if code != exitUsage || !strings.Contains(errOut, "unknown tool set") {
+	if code != exitUsage || !strings.Contains(errOut, `--tools: unknown tool "bogus": want a set (demo, builtin, none)`) {
 		t.Fatalf("bad --tools: exit %d: %s", code, errOut)
 	}
 }

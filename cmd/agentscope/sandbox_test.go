@@ -129,7 +129,7 @@ func TestSandboxFlagErrors(t *testing.T) {
 	}{
 		{[]string{"run", "--model", "demo", "--sandbox", "strict", "hi"}, `unknown sandbox mode "strict"`},
 		{[]string{"run", "--model", "demo", "--tools", "builtin", "--sandbox-network", "hi"}, "--sandbox-network is only for a sandbox"},
-		{[]string{"run", "--model", "demo", "--sandbox", "read-only", "hi"}, "--sandbox confines the built-in Bash tool: use it with --tools builtin"},
+		{[]string{"run", "--model", "demo", "--sandbox", "read-only", "hi"}, "--sandbox confines the Bash tool, and no agent has it"},
 		{[]string{"serve", "--sandbox", "read-only", "--addr", "127.0.0.1:0"}, "--sandbox confines the Bash tool, and no agent has it"},
 		{[]string{"mcp", "--sandbox", "read-only"}, "--sandbox confines the Bash tool, and no agent has it"},
 		{[]string{"chat", "--sandbox", "read-only", "--db", filepath.Join(t.TempDir(), "x.db")}, "--sandbox confines the Bash tool, and no agent has it"},

@@ -60,7 +60,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	fs.StringVar(&flagSpec.BaseURL, "base-url", "", "override the provider's API `URL`")
 	fs.StringVar(&flagSpec.SystemPrompt, "system", "", "the system `prompt`")
 	fs.StringVar(&flagSpec.Name, "name", "assistant", "the agent's `name`")
-	tools := fs.String("tools", "demo", "tool `set` or names: \"demo\" (calculate, get_time, save_note, wait), \"builtin\" (Bash, Read, Write, Edit, Glob, Grep), \"none\", or a comma list of tool names")
+	tools := fs.String("tools", "demo", toolsUsage)
 	fs.StringVar(&flagSpec.PermissionMode, "permission-mode", "", "the permission `mode`: default, accept_edits, explore (read-only), bypass or dont_ask (never ask)")
 	fs.IntVar(&flagSpec.MaxIters, "max-iters", 0, "the reasoning-acting rounds of a reply (`N`; 0: the agent's default)")
 	var mcpSpecs specList

@@ -227,3 +227,34 @@ func BenchmarkParkedSessionMemory(b *testing.B) {
 	b.ReportMetric(heap/float64(b.N), "heap-B/parked")
 	b.ReportMetric(rss/float64(b.N), "rss-B/parked")
 }
+
+// BenchmarkWSChatFirstEvent: a chat frame on GET /sessions/{id}/ws → the
+// first event frame (REPLY_START) on the same socket, on SQLite, each
+// time on a fresh session: the WebSocket beside BenchmarkChatFirstEvent's
+// POST + SSE.
+func BenchmarkWSChatFirstEvent(b *testing.B) {
+	e := newEnv(b, nil, nil)
+	var ds []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		sid := e.createSession()
+		w := e.openWS(sid, "")
+		e.model.Append(scripted.Stream(scripted.Text("Hi.")))
+		frame := wsChat(fmt.Sprint(i), userMsg("hi"))
+		b.StartTimer()
+		t0 := time.Now()
+		w.send(frame)
+		w.next()
+		b.StopTimer()
+		ds = append(ds, time.Since(t0))
+		w.until("REPLY_END")
+		if r := w.reply(); r.Status != 200 {
+			b.Fatalf("chat frame: %+v", r)
+		}
+		w.close()
+		b.StartTimer()
+	}
+	b.StopTimer()
+	percentiles(b, ds)
+}

@@ -9,7 +9,9 @@
 #   scripts/mock-llm.sh main    install if needed, print the path of its main.js
 #
 # Environment: MOCK_LLM_HOME (install dir, default testdata/peers, installed
-# there with npm ci from the committed lockfile), MOCK_LLM_PORT (default 6556).
+# there with npm ci from the committed lockfile), MOCK_LLM_PORT (default 6556),
+# MOCK_LLM_STATE (the folder of its pid file and log, default
+# ~/.cache/agentscope-go; .ci/run gives each run its own).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,7 +21,7 @@ HOME_DIR=${MOCK_LLM_HOME:-$REPO/testdata/peers}
 PORT=${MOCK_LLM_PORT:-6556}
 CONFIG=$REPO/internal/mockllm/mock-llm.yaml
 MAIN=$HOME_DIR/node_modules/@dwmkerr/mock-llm/dist/main.js
-STATE_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/agentscope-go
+STATE_DIR=${MOCK_LLM_STATE:-${XDG_CACHE_HOME:-$HOME/.cache}/agentscope-go}
 PIDFILE=$STATE_DIR/mock-llm-$PORT.pid
 LOG=$STATE_DIR/mock-llm-$PORT.log
 
@@ -41,8 +43,13 @@ start)
     HOST=127.0.0.1 PORT=$PORT nohup node "$MAIN" --config "$CONFIG" >"$LOG" 2>&1 &
     echo $! >"$PIDFILE"
   fi
+  # Healthy means this server is: the port may be another's (another run
+  # on this machine), so the log must say ours listens and its process
+  # must still be there.
   for _ in $(seq 1 300); do
-    if curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1; then
+    kill -0 "$(cat "$PIDFILE")" 2>/dev/null || break
+    if grep -q "server running on 127.0.0.1:$PORT\$" "$LOG" 2>/dev/null &&
+      curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1; then
       echo "export AGENTSCOPE_MOCK_LLM_URL=http://127.0.0.1:$PORT"
       exit 0
     fi

@@ -68,7 +68,9 @@ start)
     as_pg "$BIN/initdb" -D "$DIR" -U postgres -A trust -E UTF8 --no-locale >"$DIR.initdb.log" 2>&1 || {
       echo "postgres.sh: initdb failed:" >&2; cat "$DIR.initdb.log" >&2; exit 1; }
   fi
-  if ready; then
+  # Ours only: a server of another data directory (another checkout's
+  # run) may hold the port, and using it would tie this run to its life.
+  if running && ready; then
     echo "postgres.sh: already running on port $PORT" >&2
   else
     # A server killed without a shutdown leaves its postmaster.pid; when

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
@@ -25,7 +24,9 @@ func TestServeSIGTERMDuringTool(t *testing.T) {
 	s := startServe(t, bin, addr, db)
 	sid := createSession(t, s)
 	ch, _ := s.sse(sid, 0)
-	postChat(t, s, sid, "please wait 30 seconds")
+	// The longest wait the tool takes: only the SIGTERM may end it, however
+	// slow the machine.
+	postChat(t, s, sid, "please wait 600 seconds")
 	before := until(t, ch, event.TypeToolResultStart)
 	if _, body := s.call("GET", "/sessions/"+sid+"/status?agent_id=demo", ""); !strings.Contains(body, `"running"`) {
 		t.Fatalf("status while the tool runs: %s", body)
@@ -34,11 +35,7 @@ func TestServeSIGTERMDuringTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := until(t, ch, event.TypeReplyEnd)
-	select {
-	case <-s.exited:
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not exit on SIGTERM")
-	}
+	<-s.exited
 	if code := s.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("exit %d after SIGTERM: %s", code, s.stderr)
 	}

@@ -53,7 +53,7 @@ func runChat(ctx context.Context, inv *invocation) int {
 	var cfg chatConfig
 	fs.StringVar(&cfg.Server, "server", os.Getenv("AGENTSCOPE_SERVER"), "the server's base `URL`, e.g. http://127.0.0.1:8080 (default $AGENTSCOPE_SERVER; none: chat in-process on --db)")
 	fs.StringVar(&cfg.Token, "token", os.Getenv("AGENTSCOPE_TOKEN"), "the server's bearer `TOKEN` (default $AGENTSCOPE_TOKEN)")
-	fs.StringVar(&cfg.User, "user", defaultUser(), "the user `ID` sent as X-User-ID (default: $USER)")
+	fs.StringVar(&cfg.User, "user", defaultUser(), "the user `ID` sent as X-User-ID (from $USER, else me)")
 	fs.StringVar(&cfg.Session, "session", "", "continue the session with this `ID` instead of creating one")
 	fs.StringVar(&cfg.Agent, "agent", "", "the agent `ID` of a new session (default: demo with --server, else the first agent)")
 	db := fs.String("db", "./agentscope.db", "in-process: the store, a SQLite file `path` or a postgres:// URL, as serve's")

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 )
 
 //go:embed dist
@@ -32,7 +33,10 @@ type file struct {
 // Files are the paths Handler serves: the page at / and its assets.
 var Files = []string{"/", "/ui/app.js", "/ui/app.css"}
 
-var files = load()
+// files is built on the first request, not at start: compressing the
+// bundle takes milliseconds and megabytes that a process which never
+// serves the UI (run, chat, mcp) should not pay.
+var files = sync.OnceValue(load)
 
 func load() map[string]*file {
 	out := map[string]*file{}
@@ -69,7 +73,7 @@ func Handler() http.Handler {
 		h.Set("Content-Security-Policy", CSP)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
-		f := files[r.URL.Path]
+		f := files()[r.URL.Path]
 		if f == nil || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 			http.NotFound(w, r)
 			return

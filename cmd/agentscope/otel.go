@@ -10,8 +10,9 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
+
+	"github.com/agentscope-go/agentscope/cmd/agentscope/internal/otlp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
@@ -28,9 +29,10 @@ func tracingWanted() bool {
 	return os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
 }
 
-// startTracing exports the agents' spans with OTLP over HTTP when
-// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set,
-// by installing the global tracer provider the agents fall back to; the
+// startTracing exports the agents' spans with OTLP over HTTP (package
+// internal/otlp: the official exporter costs every process 5 MB) when
+// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is
+// set, by installing the global tracer provider the agents fall back to; the
 // exporter reads the other OTEL_EXPORTER_OTLP_* variables (headers,
 // timeout, compression) itself, the SDK OTEL_SERVICE_NAME,
 // OTEL_RESOURCE_ATTRIBUTES and OTEL_TRACES_SAMPLER. Otherwise it does
@@ -40,7 +42,7 @@ func startTracing(ctx context.Context, logger *slog.Logger) (stop func() error, 
 	if !tracingWanted() {
 		return func() error { return nil }, nil
 	}
-	exp, err := otlptracehttp.New(ctx)
+	exp, err := otlp.New(otlp.Config{})
 	if err != nil {
 		return nil, fmt.Errorf("OTLP trace exporter: %w", err)
 	}

@@ -210,6 +210,10 @@ func runServe(ctx context.Context, inv *invocation) int {
 		what = append(what, "agent "+a.ID+" ("+a.Description+")")
 	}
 	fmt.Fprintf(inv.Stderr, "agentscope serve: listening on http://%s, store %s, %s\n", ln.Addr(), postgres.Redact(*dbURL), strings.Join(what, ", "))
+	// Start-up (migrations, agent assembly, schema compilation) leaves
+	// garbage the scavenger would give back only slowly: a server that
+	// then idles should not hold it.
+	debug.FreeOSMemory()
 
 	select {
 	case err := <-served:

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -70,7 +69,7 @@ func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chu
 			return
 		}
 		cmd.Stdout, cmd.Stderr = pw, pw
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		inGroup(cmd)
 		if err := cmd.Start(); err != nil {
 			pr.Close()
 			pw.Close()
@@ -79,7 +78,7 @@ func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chu
 		}
 		pw.Close()
 		pgid := cmd.Process.Pid
-		killGroup := func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+		kill := func() { killGroup(pgid) }
 
 		// The reader goroutine owns pr; it ends at EOF, which comes once
 		// every process holding the pipe is gone (killGroup guarantees
@@ -145,7 +144,7 @@ func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chu
 				if d := out.add(p); d != "" && !stopped {
 					if !emit(d, "") {
 						stopped = true
-						killGroup()
+						kill()
 						drain(false)
 						return
 					}
@@ -154,9 +153,9 @@ func (b *Bash) run(ctx context.Context, input map[string]any) iter.Seq2[tool.Chu
 				exited = true
 			case <-timer.C:
 				timedOut = true
-				killGroup()
+				kill()
 			case <-ctx.Done():
-				killGroup()
+				kill()
 				drain(false)
 				return
 			}

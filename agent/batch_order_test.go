@@ -11,32 +11,45 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/tool"
 )
 
 // toolScript is a tool of a concurrent batch: waits[i] is how long it
-// waits before chunk i, waits[len-1] before it returns (0: no wait). A
-// plain tool has one chunk, a streaming tool several.
+// waits before chunk i, waits[len-1] before it returns (0: no wait;
+// yieldNow: agent.Yield, asyncio.sleep(0)). A plain tool has one chunk, a
+// streaming tool several.
 type toolScript struct {
 	name  string
 	waits []time.Duration
 }
 
+// yieldNow is a segment that yields without waiting (asyncio.sleep(0)).
+const yieldNow time.Duration = -1
+
 func (s toolScript) chunks() int { return len(s.waits) - 1 }
 
-// body is the tool in plain Go: time.Sleep and yields, nothing else.
+// body is the tool in plain Go: time.Sleep, agent.Yield and yields,
+// nothing else.
 func (s toolScript) body() tool.CallFunc {
-	return func(context.Context, map[string]any) iter.Seq2[tool.Chunk, error] {
+	pause := func(ctx context.Context, w time.Duration) {
+		if w == yieldNow {
+			agent.Yield(ctx)
+			return
+		}
+		time.Sleep(w)
+	}
+	return func(ctx context.Context, _ map[string]any) iter.Seq2[tool.Chunk, error] {
 		return func(yield func(tool.Chunk, error) bool) {
 			for i := range s.chunks() {
-				time.Sleep(s.waits[i])
+				pause(ctx, s.waits[i])
 				if !yield(tool.Text(fmt.Sprintf("%s.%d", s.name, i)), nil) {
 					return
 				}
 			}
-			time.Sleep(s.waits[s.chunks()])
+			pause(ctx, s.waits[s.chunks()])
 		}
 	}
 }
@@ -82,6 +95,13 @@ func asyncioOrder(calls []toolScript, p time.Duration) (order []string, ends []t
 			order = append(order, "START("+id+")")
 		}
 		for {
+			if s.waits[ts.k] == yieldNow && !ts.waited {
+				// asyncio.sleep(0): to the back of the ready queue now,
+				// ahead of the timers that end later.
+				ts.waited = true
+				ready = append(ready, i)
+				return
+			}
 			if w := s.waits[ts.k]; w > 0 && !ts.waited {
 				// Await: p of work, then the rest of the wait off the loop.
 				ts.waited = true
@@ -162,16 +182,20 @@ func TestConcurrentBatchOrder(t *testing.T) {
 
 func testBatchOrder(t *testing.T, p time.Duration) {
 	rng := rand.New(rand.NewPCG(7, uint64(p)))
-	// A third of the segments do not wait; the others wait longer than p,
-	// to the microsecond, so that moments rarely coincide.
+	// A quarter of the segments do not wait, a quarter yield without
+	// waiting (asyncio.sleep(0)); the others wait longer than p, to the
+	// microsecond, so that moments rarely coincide.
 	wait := func() time.Duration {
-		if rng.IntN(3) == 0 {
+		switch rng.IntN(4) {
+		case 0:
 			return 0
+		case 1:
+			return yieldNow
 		}
 		return p + time.Duration(1+rng.IntN(200_000))*time.Microsecond
 	}
 	cases, kept := 0, 0
-	for n := 1; n <= 6; n++ {
+	for n := 1; n <= 8; n++ {
 		for mix := range 1 << n { // bit i set: call i streams
 			for variant := range 2 {
 				cases++
@@ -257,6 +281,15 @@ func TestAsyncioOrderModel(t *testing.T) {
 			"START(c0) DELTA(c0:s.0) START(c1) DELTA(c1:e.0) END(c1) DELTA(c0:s.1) DELTA(c0:s.2) END(c0)"},
 		{[]toolScript{{"a", []time.Duration{0, 0, 0}}, {"b", []time.Duration{0, 0}}},
 			"START(c0) DELTA(c0:a.0) DELTA(c0:a.1) END(c0) START(c1) DELTA(c1:b.0) END(c1)"},
+		// asyncio.sleep(0) round-robins: eight calls, three of them
+		// streaming with a yield between their chunks, the others plain.
+		{[]toolScript{{"s", []time.Duration{0, yieldNow, 0}}, {"p", []time.Duration{0, 0}}, {"p", []time.Duration{0, 0}},
+			{"s", []time.Duration{0, yieldNow, 0}}, {"p", []time.Duration{0, 0}}, {"p", []time.Duration{0, 0}},
+			{"s", []time.Duration{0, yieldNow, 0}}, {"p", []time.Duration{0, 0}}},
+			"START(c0) DELTA(c0:s.0) START(c1) DELTA(c1:p.0) END(c1) START(c2) DELTA(c2:p.0) END(c2) " +
+				"START(c3) DELTA(c3:s.0) START(c4) DELTA(c4:p.0) END(c4) START(c5) DELTA(c5:p.0) END(c5) " +
+				"START(c6) DELTA(c6:s.0) START(c7) DELTA(c7:p.0) END(c7) " +
+				"DELTA(c0:s.1) END(c0) DELTA(c3:s.1) END(c3) DELTA(c6:s.1) END(c6)"},
 		// a waits 90 from 0, b 40 from 20 (after a's p): b resumes at 60
 		// and waits 70 more before returning (until 130, after a's 90).
 		{[]toolScript{{"a", []time.Duration{90 * ms, 0}}, {"b", []time.Duration{40 * ms, 70 * ms}}},
@@ -265,6 +298,9 @@ func TestAsyncioOrderModel(t *testing.T) {
 		got, _, ok := asyncioOrder(tc.calls, p)
 		if !ok || strings.Join(got, " ") != tc.want {
 			t.Fatalf("%v: ok=%v\n got: %s\nwant: %s", tc.calls, ok, strings.Join(got, " "), tc.want)
+		}
+		if got := batchOrder(t, tc.calls, p); strings.Join(got, " ") != tc.want {
+			t.Fatalf("%v: the engine gives\n%s\nwant: %s", tc.calls, strings.Join(got, " "), tc.want)
 		}
 	}
 }

@@ -384,7 +384,10 @@ func behavior(name, kind string, beh *ojson.Object) (tool.CallFunc, error) {
 						continue
 					}
 					if emitted && between {
-						if err := await(ctx, 0); err != nil { // asyncio.sleep(0)
+						// asyncio.sleep(0): a suspension point that does
+						// not wait.
+						agent.Yield(ctx)
+						if err := ctx.Err(); err != nil {
 							yield(tool.Chunk{}, err)
 							return
 						}
@@ -414,8 +417,9 @@ const preemption = 50 * time.Millisecond
 
 // minAwait is the shortest wait the harness's tools make for an await of
 // the reference's tools. The engine sees a plain Go tool await only by its
-// silence, which must clearly outlast the preemption period; so an
-// asyncio.sleep(0) or a short sleep is played as a wait of minAwait.
+// silence, which must clearly outlast the preemption period; so a short
+// sleep is played as a wait of minAwait (asyncio.sleep(0) is agent.Yield,
+// which waits for nothing).
 const minAwait = 5 * preemption
 
 // await plays a reference tool's `await asyncio.sleep(d)` in plain Go: a

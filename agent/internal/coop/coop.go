@@ -31,6 +31,13 @@ type slot struct {
 	// turn until it finishes: its tool is about to report the interruption,
 	// and the interrupted calls must report in call order.
 	ctx context.Context
+	// rearm restarts a worker's preemption timer when [Yield] gives its
+	// call the turn back while its tool runs (called with the group's mu
+	// held).
+	rearm func()
+	// yielding: the call's tool is in [Yield]; its preemption timer must
+	// not take back the turn Yield waits for.
+	yielding bool
 }
 
 func (s *slot) cancelled() bool { return s.ctx != nil && s.ctx.Err() != nil }
@@ -165,6 +172,42 @@ func Lockstep[C any](ctx context.Context, seq iter.Seq2[C, error]) iter.Seq2[C, 
 	}
 }
 
+// Yield gives the turn of the call whose tool runs under ctx to the calls
+// (and the consumer) waiting for it, and returns once the call holds it
+// again: asyncio.sleep(0), which puts the task at the back of the ready
+// queue. The engine cannot see a plain Go tool yield without waiting, so a
+// tool that means to must say so. Outside a batch, when the call does not
+// hold the turn (its tool already counts as waiting) or nobody waits, it
+// returns at once; it returns early if ctx is cancelled.
+func Yield(ctx context.Context) {
+	s, _ := ctx.Value(slotKey{}).(*slot)
+	if s == nil {
+		return
+	}
+	g := s.g
+	stop := context.AfterFunc(ctx, func() {
+		g.mu.Lock()
+		g.cond.Broadcast()
+		g.mu.Unlock()
+	})
+	defer stop()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.holder != s || !s.inTool || s.cancelled() || g.closed || len(g.ready) == 0 {
+		return
+	}
+	s.yielding = true
+	g.next()
+	g.want(s)
+	for g.holder != s && !g.closed && ctx.Err() == nil {
+		g.cond.Wait()
+	}
+	s.yielding = false
+	if g.holder == s && s.rearm != nil {
+		s.rearm()
+	}
+}
+
 // DeferCancel returns a context that is not cancelled the moment parent
 // is, but grace later (or when stop is called). This stands in for the
 // reference's cancellation, which lands at the next await that suspends: a
@@ -254,6 +297,7 @@ func (b *Batch[T]) Go(fn func(ctx context.Context, w *Worker[T]) error) {
 	w.ctx, w.cancel = context.WithCancel(context.WithoutCancel(b.parent))
 	w.toolCtx = context.WithValue(w.ctx, slotKey{}, &w.s)
 	w.s.ctx = w.ctx
+	w.s.rearm = w.arm
 	b.workers = append(b.workers, w)
 	b.g.mu.Lock()
 	b.running++
@@ -320,15 +364,21 @@ func (w *Worker[T]) EnterTool() {
 	w.s.inTool = true
 	w.s.pulls++
 	if g.holder == &w.s && !w.s.cancelled() {
-		w.entered = time.Now()
-		if w.timer == nil {
-			w.timer = time.AfterFunc(w.b.preempt, w.preempt)
-		} else {
-			w.timer.Reset(w.b.preempt)
-		}
+		w.arm()
 	}
 	g.cond.Broadcast()
 	g.mu.Unlock()
+}
+
+// arm starts the preemption period of a tool wait that begins now (the
+// group's mu is held).
+func (w *Worker[T]) arm() {
+	w.entered = time.Now()
+	if w.timer == nil {
+		w.timer = time.AfterFunc(w.b.preempt, w.preempt)
+	} else {
+		w.timer.Reset(w.b.preempt)
+	}
 }
 
 // preempt passes the turn on if the worker has been waiting for its tool
@@ -337,7 +387,7 @@ func (w *Worker[T]) EnterTool() {
 func (w *Worker[T]) preempt() {
 	g := &w.b.g
 	g.mu.Lock()
-	if g.holder == &w.s && w.s.inTool && !w.s.cancelled() && !g.closed && time.Since(w.entered) >= w.b.preempt {
+	if g.holder == &w.s && w.s.inTool && !w.s.yielding && !w.s.cancelled() && !g.closed && time.Since(w.entered) >= w.b.preempt {
 		g.next()
 	}
 	g.mu.Unlock()

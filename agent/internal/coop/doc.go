@@ -52,8 +52,10 @@
 // What it does not guarantee:
 //
 //   - a wait shorter than P counts as work: the call keeps the turn (in the
-//     reference its siblings would run meanwhile), and asyncio.sleep(0) has
-//     no Go counterpart;
+//     reference its siblings would run meanwhile). asyncio.sleep(0), a
+//     yield that does not wait, cannot be seen at all: a tool that means
+//     it calls [Yield] (agent.Yield), which puts the call at the back of
+//     the line at once, as the reference's loop does;
 //   - a segment that computes for longer than P without blocking, or whose
 //     goroutine the machine does not schedule for P, is treated as waiting
 //     (in the reference it would hold the loop);

@@ -20,6 +20,7 @@ import (
 	"github.com/agentscope-go/agentscope/mcp"
 	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/model/provider"
+	"github.com/agentscope-go/agentscope/offload"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/state"
 	"github.com/agentscope-go/agentscope/tool"
@@ -64,6 +65,9 @@ type agentSpec struct {
 	// MaxIters bounds the reasoning-acting rounds of a reply (0: the
 	// agent's default).
 	MaxIters int `json:"max_iters"`
+	// Context is the agent's long-context settings (absent: the
+	// reference's defaults, agent.ContextConfig).
+	Context *contextSettings `json:"context"`
 	// Sandbox runs the agent's Bash tool in an OS sandbox
 	// (builtin.Sandbox): "workspace-write" or "read-only" ("": none, or
 	// serve's and chat's --sandbox). The agent must have Bash.
@@ -80,11 +84,37 @@ type agentSpec struct {
 	// timeouts bound the model's silences (run's --timeout; zero: the
 	// provider's defaults).
 	timeouts model.Timeouts
+	// offload is the folder what the context sheds goes to (offload.Dir;
+	// "": it is dropped): beside the store of the server serving it.
+	offload string
+}
+
+// contextSettings are the fields of agent.ContextConfig an agents file
+// may set; zero keeps the reference's default.
+type contextSettings struct {
+	// ContextSize is the model's context window in tokens.
+	ContextSize int `json:"context_size"`
+	// TriggerRatio is the share of it past which the context is
+	// compressed.
+	TriggerRatio float64 `json:"trigger_ratio"`
+	// ReserveRatio is the share kept, newest first, out of a compression.
+	ReserveRatio float64 `json:"reserve_ratio"`
+	// ToolResultLimit is the size in tokens past which a tool result is
+	// cut (the rest offloaded).
+	ToolResultLimit int `json:"tool_result_limit"`
+	// MaxImages is how many images the context keeps (-1: none).
+	MaxImages int `json:"max_images"`
 }
 
 // protectStore names the files of the SQLite store db as secret paths of
 // every agent, so one user's agent cannot read another's sessions (a
 // postgres:// store has no file here).
+//
+// It also gives every agent the folder beside the store that its context
+// offloads to (db + ".offload", offload.Dir's layout: one folder per
+// session), which is a secret path too: it holds every user's cut tool
+// results and compressed messages, so a model reads one back only once
+// the user allows it.
 func protectStore(specs []agentSpec, db string) {
 	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") || db == "" {
 		return
@@ -94,9 +124,13 @@ func protectStore(specs []agentSpec, db string) {
 		abs = db
 	}
 	for i := range specs {
-		specs[i].secretPaths = append(specs[i].secretPaths, abs, abs+"-wal", abs+"-shm", abs+"-journal")
+		specs[i].secretPaths = append(specs[i].secretPaths, abs, abs+"-wal", abs+"-shm", abs+"-journal", offloadDir(abs))
+		specs[i].offload = offloadDir(abs)
 	}
 }
+
+// offloadDir is the offload folder of the SQLite store at db.
+func offloadDir(db string) string { return db + ".offload" }
 
 // demoTools are the tools of the "demo" set, by name, in order.
 var demoToolNames = []string{"calculate", "get_time", "save_note", "wait"}
@@ -371,7 +405,7 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (engine.A
 			}
 			mws = append(mws, c.Middleware())
 		}
-		cfg := agent.Config{Name: name, Model: m, SystemPrompt: s.SystemPrompt, MaxIters: s.MaxIters, Toolkit: tk, State: st, Logger: logger, Middleware: mws}
+		cfg := agent.Config{Name: name, Model: m, SystemPrompt: s.SystemPrompt, MaxIters: s.MaxIters, Toolkit: tk, State: st, Logger: logger, Middleware: mws, Context: s.contextConfig()}
 		if o.Name != "" {
 			cfg.Name = o.Name
 		}
@@ -389,7 +423,26 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (engine.A
 	}
 	derive := spec.Derive
 	spec.New = func(st *state.AgentState) (*agent.Agent, error) { return derive(st, engine.Overrides{}) }
+	// One agent now, so that a setting the agent refuses (a context
+	// ratio out of range) stops the command at start, not every run.
+	if _, err := spec.New(nil); err != nil {
+		return spec, err
+	}
 	return spec, nil
+}
+
+// contextConfig is the agent's long-context configuration: the file's
+// settings and the offload folder.
+func (s *agentSpec) contextConfig() agent.ContextConfig {
+	var cc agent.ContextConfig
+	if c := s.Context; c != nil {
+		cc = agent.ContextConfig{ContextSize: c.ContextSize, TriggerRatio: c.TriggerRatio, ReserveRatio: c.ReserveRatio,
+			ToolResultLimit: c.ToolResultLimit, MaxImages: c.MaxImages}
+	}
+	if s.offload != "" {
+		cc.Offloader = offload.Dir{Root: s.offload}
+	}
+	return cc
 }
 
 // buildAgents connects each agent's MCP servers (with mcpBase's timeout

@@ -124,32 +124,69 @@ func (c *Context) InWorkingDirectory(path string) bool {
 	return false
 }
 
-// resolvePath is Python's os.path.realpath(os.path.expanduser(p)): a
-// missing tail is kept lexically, the existing prefix has its symlinks
-// resolved.
+// resolvePath is Python's os.path.realpath(os.path.expanduser(p)): the
+// path the kernel reaches, each symlink resolved where it stands — before
+// a ".." after it (link/../x is beside link's target, not beside link)
+// and at the end even when dangling (a write to a link to a missing file
+// creates that file) — and a missing tail kept lexically.
 func resolvePath(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
-			p = filepath.Join(home, p[1:])
+			p = home + "/" + p[1:]
 		}
 	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
-	}
-	// Resolve the longest existing prefix; the rest cannot be a symlink.
-	rest := ""
-	for cur := abs; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
+	if !filepath.IsAbs(p) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return filepath.Clean(p)
 		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
+		p = wd + "/" + p
 	}
+	hops := 0
+	r, ok := physicalPath("/", strings.Split(p, "/"), &hops)
+	if !ok {
+		return filepath.Clean(p) // a loop: the kernel reaches nothing
+	}
+	return r
+}
+
+// physicalPath walks rest from dir as the kernel does, following at most
+// 255 symlinks.
+func physicalPath(dir string, rest []string, hops *int) (string, bool) {
+	for i, comp := range rest {
+		switch comp {
+		case "", ".":
+			continue
+		case "..":
+			dir = filepath.Dir(dir)
+			continue
+		}
+		next := filepath.Join(dir, comp)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, rest[i+1:]...)...), true
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			dir = next
+			continue
+		}
+		if *hops++; *hops > 255 {
+			return "", false
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", false
+		}
+		if filepath.IsAbs(target) {
+			dir = "/"
+		}
+		r, ok := physicalPath(dir, strings.Split(target, "/"), hops)
+		if !ok {
+			return "", false
+		}
+		dir = r
+	}
+	return dir, true
 }
 
 // Clone returns a deep copy.

@@ -457,6 +457,12 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 	if why != "" {
 		return partOther, why
 	}
+	if p.dashValue && (name == "git" || strings.HasPrefix(name, "git ")) {
+		// git parses many options by hand, some taking their value only
+		// attached: which word a flag's "-…" value is to git is not
+		// known here.
+		return partOther, "a flag's value looks like a flag (git may read it as one)"
+	}
 	if spec.subs != nil && len(p.operands) > 0 {
 		sub, ok := spec.subs[p.operands[0].value]
 		if !ok || !p.operands[0].literal {
@@ -543,7 +549,8 @@ func (a *analyzer) gitObjects(name string, spec *cmdSpec, p *parsedArgs, dir dir
 		top = dirState{path: repoTop(dir.path), known: true}
 	}
 	whole := name == "git grep"
-	for _, o := range p.operands {
+	// git config --blob=REV:PATH reads that blob as it would an operand.
+	for _, o := range slices.Concat(p.operands, p.vals["--blob"]) {
 		if !o.literal {
 			continue // the operand itself is unresolved already
 		}

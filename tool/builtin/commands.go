@@ -114,9 +114,14 @@ var (
 
 	// git's diff and log options shared by log, show, diff and friends,
 	// without --output (writes a file), --ext-diff (runs a program) and
-	// --open-files-in-pager.
-	gitDiffFlags = flags("pusz"+"U:M?C?B?l?S:G:O@"+"RDabwWX?",
-		"--patch --no-patch --unified= --raw --patch-with-raw --patch-with-stat --numstat --shortstat "+
+	// --open-files-in-pager. git takes some values only attached (-U5,
+	// --unified=5, --format=x, --min-parents=2): given apart, the next
+	// word is a word of its own to git (a flag: --format --output=FILE,
+	// or a path: git diff --no-index -U ~/.ssh/id_rsa a.txt), so they
+	// are optional values here, and a git value that starts with "-"
+	// asks (parsedArgs.dashValue).
+	gitDiffFlags = flags("pusz"+"U?M?C?B?l?S:G:O@"+"RDabwWX?",
+		"--patch --no-patch --unified=? --raw --patch-with-raw --patch-with-stat --numstat --shortstat "+
 			"--stat=? --compact-summary --dirstat=? --cumulative --summary --name-only --name-status "+
 			"--submodule=? --color=? --no-color --color-moved=? --no-color-moved --color-moved-ws= "+
 			"--word-diff=? --word-diff-regex= --color-words=? --no-renames --rename-empty --no-rename-empty "+
@@ -138,14 +143,14 @@ var (
 			"--source --mailmap --no-mailmap --use-mailmap --no-use-mailmap --full-diff --log-size "+
 			"--all --branches=? --tags=? --remotes=? --glob= --exclude= --reflog --alternate-refs "+
 			"--single-worktree --ignore-missing --bisect --stdin --cherry-mark --cherry-pick "+
-			"--left-only --right-only --cherry --walk-reflogs --merges --no-merges --min-parents= "+
-			"--max-parents= --no-min-parents --no-max-parents --first-parent --exclude-first-parent-only "+
+			"--left-only --right-only --cherry --walk-reflogs --merges --no-merges --min-parents=? "+
+			"--max-parents=? --no-min-parents --no-max-parents --first-parent --exclude-first-parent-only "+
 			"--not --max-count= --skip= --since= --after= --since-as-filter= --until= --before= "+
 			"--author= --committer= --grep-reflog= --grep= --all-match --invert-grep --regexp-ignore-case "+
 			"--basic-regexp --extended-regexp --fixed-strings --perl-regexp --remove-empty --follow "+
 			"--simplify-by-decoration --show-pulls --full-history --dense --sparse --simplify-merges "+
 			"--ancestry-path=? --date-order --author-date-order --topo-order --reverse --no-walk=? "+
-			"--do-walk --pretty=? --format= --abbrev-commit --no-abbrev-commit --expand-tabs=? "+
+			"--do-walk --pretty=? --format=? --abbrev-commit --no-abbrev-commit --expand-tabs=? "+
 			"--no-expand-tabs --notes=? --no-notes --show-notes=? --show-signature --relative-date "+
 			"--date= --parents --children --left-right --boundary --count --show-linear-break=? "+
 			"--encoding= --abbrev=? --no-abbrev --raw --count --objects --objects-edge "+
@@ -183,14 +188,19 @@ var (
 		"tag":      {flags: gitListFlags, ops: opWords, check: listing},
 		"ls-files": {flags: flags("cdmoisukvtzf"+"x:X@", "--cached --deleted --modified --others --ignored --stage --unmerged --killed --directory --no-empty-directory --eol --exclude= --exclude-from=@ --exclude-per-directory= --exclude-standard --error-unmatch --full-name --recurse-submodules --abbrev=? --debug --deduplicate --format= --sparse"), ops: opNames},
 		"ls-tree":  {flags: flags("drtlz", "--name-only --name-status --object-only --full-name --full-tree --abbrev=? --format= --long"), ops: opWords},
-		"cat-file": {flags: flags("tspeZ", "--batch=? --batch-check=? --batch-command=? --batch-all-objects --buffer --follow-symlinks --textconv --filters --path= --unordered --allow-unknown-type --use-mailmap --no-use-mailmap"), ops: opWords},
+		// cat-file without --batch and --batch-command: they print the
+		// contents of objects named on stdin (echo HEAD:.env | git
+		// cat-file --batch), which the analysis does not see.
+		"cat-file": {flags: flags("tspeZ", "--batch-check=? --batch-all-objects --buffer --follow-symlinks --textconv --filters --path= --unordered --allow-unknown-type --use-mailmap --no-use-mailmap"), ops: opWords},
 		"rev-parse": {flags: flags("q", "--show-toplevel --show-prefix --show-cdup --git-dir --git-common-dir "+
 			"--absolute-git-dir --is-inside-work-tree --is-inside-git-dir --is-bare-repository "+
 			"--is-shallow-repository --abbrev-ref=? --short=? --verify --quiet --symbolic "+
-			"--symbolic-full-name --all --branches=? --tags=? --remotes=? --glob= --default= "+
+			"--symbolic-full-name --all --branches=? --tags=? --remotes=? --glob=? --default= "+
 			"--local-env-vars --path-format= --git-path= --show-superproject-working-tree "+
-			"--show-object-format=? --since= --until= --sq --not --revs-only --no-revs --flags --no-flags"), ops: opWords},
-		"rev-list":      {flags: gitLogFlags.with(flags("", "--left-right --in-commit-order --disk-usage=? --quiet --no-object-names")), numeric: true, ops: opWords},
+			"--show-object-format=? --since=? --until=? --sq --not --revs-only --no-revs --flags --no-flags"), ops: opWords},
+		// rev-list has no -L, and takes --decorate-refs only attached.
+		"rev-list": {flags: gitLogFlags.without("-L").with(flags("", "--left-right --in-commit-order --disk-usage=? --quiet --no-object-names "+
+			"--decorate-refs=? --decorate-refs-exclude=?")), numeric: true, ops: opWords},
 		"describe":      {flags: flags("", "--tags --all --long --abbrev= --always --dirty=? --broken=? --exact-match --candidates= --match= --exclude= --first-parent --contains"), ops: opWords},
 		"merge-base":    {flags: flags("a", "--all --octopus --independent --is-ancestor --fork-point"), ops: opWords},
 		"show-ref":      {flags: flags("dsq", "--heads --tags --head --dereference --hash=? --abbrev=? --verify --quiet --exclude-existing=? --branches --exists"), ops: opWords},

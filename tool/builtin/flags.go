@@ -79,6 +79,15 @@ func (fs flagSet) with(more ...flagSet) flagSet {
 	return out
 }
 
+// without returns a copy of fs without names.
+func (fs flagSet) without(names ...string) flagSet {
+	out := fs.with()
+	for _, n := range names {
+		delete(out, n)
+	}
+	return out
+}
+
 // arg is one word of a command, as the analysis knows it.
 type arg struct {
 	value string // the word's value, quotes removed; "" when !literal
@@ -99,6 +108,10 @@ type parsedArgs struct {
 	reads    []arg // values of path flags: files read
 	// numeric is set when a -NUM flag appeared (head -5, grep -3).
 	numeric bool
+	// dashValue is set when a flag took as its value a word of its own
+	// that starts with "-": a program that takes that value only
+	// attached reads the word as a flag (git log --format --output=FILE).
+	dashValue bool
 }
 
 func (p *parsedArgs) has(names ...string) bool {
@@ -169,6 +182,9 @@ func parseArgs(args []arg, fs flagSet, numeric, firstOperandEnds bool) (parsedAr
 						return "a flag value with a wildcard"
 					}
 					word = args[i]
+					if strings.HasPrefix(word.value, "-") {
+						p.dashValue = true
+					}
 					val = word.value
 				}
 				if kind == flagPath {
@@ -185,6 +201,9 @@ func parseArgs(args []arg, fs flagSet, numeric, firstOperandEnds bool) (parsedAr
 				}
 				if args[i+1].glob || args[i+2].glob {
 					return "a flag value with a wildcard"
+				}
+				if strings.HasPrefix(args[i+1].value, "-") || strings.HasPrefix(args[i+2].value, "-") {
+					p.dashValue = true
 				}
 				if kind == flagNamePath {
 					p.reads = append(p.reads, args[i+2])

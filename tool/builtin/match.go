@@ -181,24 +181,28 @@ func dangerousPath(path string, files, dirs []string) bool {
 	if dangerousAbs(abs, files, dirs) {
 		return true
 	}
-	if res := realPath(abs); res != abs {
-		return dangerousAbs(res, files, dirs)
+	// As the kernel reaches it too: link/../x is beside link's target.
+	for _, res := range []string{realPath(abs), realPath(rawAbs(path, ""))} {
+		if res != abs && dangerousAbs(res, files, dirs) {
+			return true
+		}
 	}
 	return false
 }
 
 func dangerousAbs(abs string, files, dirs []string) bool {
-	base := strings.ToLower(filepath.Base(abs))
+	// EqualFold, not ToLower: a case-insensitive file system also takes
+	// .baſhrc for .bashrc and .GIT for .git.
+	base := filepath.Base(abs)
 	for _, f := range files {
-		if base == strings.ToLower(f) {
+		if strings.EqualFold(base, f) {
 			return true
 		}
 	}
-	segs := strings.Split(strings.ToLower(abs), string(filepath.Separator))
+	segs := strings.Split(abs, string(filepath.Separator))
 	for _, d := range dirs {
-		d = strings.ToLower(d)
 		for _, s := range segs {
-			if s == d {
+			if strings.EqualFold(s, d) {
 				return true
 			}
 		}

@@ -330,6 +330,31 @@ var permissionTable = map[string][]tableRow{
 		{"cd deep-link/../../.. && touch x", asks}, {"cd out-link/.. && touch x", edit}, {"cd -P out-link/.. && touch x", asks},
 		{"cd -P -L out-link/.. && touch x", edit},
 	},
+	// The third review's cases, each reproduced before its fix: git takes
+	// some values only attached, so the word after a bare --format, -U,
+	// --min-parents … is a flag (--output=FILE wrote FILE) or a path (a
+	// secret shown by git diff --no-index); objects named on stdin or in
+	// --blob; secret and dangerous names as a case-insensitive file
+	// system matches them. ("format" is also a dangerous pattern of the
+	// reference's, so those rows are safety.)
+	"third review": {
+		{"git log --format --output=/tmp/x", safety}, {"git log --min-parents --output=../x", asks},
+		{"git log --max-parents --output=../x", asks}, {"git show --format --output=../x", safety},
+		{"git diff -U --output=/tmp/x", asks}, {"git diff --unified --output=/tmp/x", asks},
+		{"git log -U --output=/tmp/x", asks}, {"git whatchanged --unified --output=/tmp/x", asks},
+		{"git rev-list --decorate-refs --output=/tmp/x HEAD", asks}, {"git rev-list -L --output=/tmp/x HEAD", asks},
+		{"git stash list --format --output=/tmp/x", safety}, {"git stash show -U --output=/tmp/x", asks},
+		{"git reflog show --format --output=/tmp/x", safety}, {"git log -n -1", asks},
+		{"git diff --no-index -U ~/.ssh/id_rsa a.txt", safety}, {"git diff --no-index --unified ~/.ssh/id_rsa a.txt", safety},
+		{"git log --format=%H", readOnly}, {"git log -U5 -p", readOnly}, {"git diff -U3", readOnly},
+		{"git log --min-parents=2", readOnly}, {"git rev-list -n 3 HEAD", readOnly}, {"git log -n 3", readOnly},
+		{"echo HEAD:.env | git -C proj cat-file --batch", asks}, {"git -C proj cat-file --batch-command", asks},
+		{"git -C proj cat-file --batch-check", readOnly},
+		{"git -C proj config --blob HEAD:.env --list", safety}, {"git -C proj config --blob=HEAD:.env --list", safety},
+		{"git -C proj config --blob HEAD:README --list", readOnly},
+		{"cat ~/.SSH/id_rsa", safety}, {"cat ~/.ſsh/id_rsa", safety}, {"head ~/.Ssh/ID_RSA", safety},
+		{"echo x > .baſhrc", safety}, {"echo x > sub/.GIT/config", safety}, {"echo x > .Bashrc", safety},
+	},
 	"non-ASCII text": {
 		{"echo héllo wörld", readOnly}, {"cat 日本語.txt", readOnly}, {"grep 'ü' a.txt", readOnly},
 		{"ls；rm -rf victim", safety}, {"ls；rm victim", asks}, {"ls\u00a0-la", asks}, {"ls\u200b&& rm x", asks},
@@ -394,4 +419,55 @@ func TestPermissionTable(t *testing.T) {
 		t.Errorf("%d rows, want at least 300", total)
 	}
 	t.Logf("%d commands in %d groups, each in %d modes and under an allow-all rule", total, len(permissionTable), len(modes))
+}
+
+// TestThirdReviewFileTools pins the third review's Write, Edit and Read
+// cases: the kernel follows a link before a ".." after it and writes
+// through a dangling link, so out-link/../x lies beside the link's target
+// and a dangling link's target is what is written. Each was allowed in
+// accept_edits (or read-only) and reached outside before its fix.
+func TestThirdReviewFileTools(t *testing.T) {
+	home, wd, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(outside, "deep"), 0o755))
+	must(os.WriteFile(filepath.Join(outside, "old.txt"), []byte("old\n"), 0o644))
+	must(os.Symlink(filepath.Join(outside, "deep"), filepath.Join(wd, "out-link")))
+	must(os.Symlink(filepath.Join(outside, "new.txt"), filepath.Join(wd, "dangle")))
+	must(os.MkdirAll(filepath.Join(home, "proj"), 0o755))
+	must(os.MkdirAll(filepath.Join(home, ".ssh"), 0o700))
+	must(os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("key"), 0o600))
+	must(os.Symlink(filepath.Join(home, "proj"), filepath.Join(wd, "proj-link")))
+	cfg := builtin.Config{Dir: wd}
+	check := func(tl permission.Subject, in map[string]any, mode permission.Mode) block.Behavior {
+		pc := permission.NewContext(mode)
+		pc.AddWorkingDirectory(wd, "test")
+		return permission.NewEngine(pc).Check(context.Background(), tl, in).Behavior
+	}
+	for _, c := range []struct {
+		tool permission.Subject
+		in   map[string]any
+		mode permission.Mode
+		want block.Behavior
+	}{
+		{builtin.NewWrite(cfg), map[string]any{"file_path": wd + "/dangle", "content": "x"}, permission.ModeAcceptEdits, block.Ask},
+		{builtin.NewWrite(cfg), map[string]any{"file_path": wd + "/dangle", "content": "x"}, permission.ModeDontAsk, block.Deny},
+		{builtin.NewWrite(cfg), map[string]any{"file_path": wd + "/out-link/../x.txt", "content": "x"}, permission.ModeAcceptEdits, block.Ask},
+		{builtin.NewEdit(cfg), map[string]any{"file_path": wd + "/out-link/../old.txt", "old_string": "old", "new_string": "new"}, permission.ModeAcceptEdits, block.Ask},
+		{builtin.NewWrite(cfg), map[string]any{"file_path": wd + "/out-link/x.txt", "content": "x"}, permission.ModeAcceptEdits, block.Ask},
+		{builtin.NewWrite(cfg), map[string]any{"file_path": wd + "/x.txt", "content": "x"}, permission.ModeAcceptEdits, block.Allow},
+		{builtin.NewWrite(cfg), map[string]any{"file_path": wd + "/sub/../x.txt", "content": "x"}, permission.ModeAcceptEdits, block.Allow},
+		{builtin.NewRead(cfg), map[string]any{"file_path": wd + "/proj-link/../.ssh/id_rsa"}, permission.ModeDefault, block.Ask},
+		{builtin.NewRead(cfg), map[string]any{"file_path": wd + "/proj-link/../.ssh/id_rsa"}, permission.ModeExplore, block.Deny},
+		{builtin.NewGrep(cfg), map[string]any{"pattern": "key", "path": wd + "/proj-link/../.ssh"}, permission.ModeExplore, block.Deny},
+		{builtin.NewRead(cfg), map[string]any{"file_path": home + "/.SSH/id_rsa"}, permission.ModeDefault, block.Ask},
+	} {
+		if got := check(c.tool, c.in, c.mode); got != c.want {
+			t.Errorf("%s %v in %s: %s, want %s", c.tool.Name(), c.in, c.mode, got, c.want)
+		}
+	}
 }

@@ -64,10 +64,32 @@ func (c Config) SecretPath(path, dir string) string {
 	if r := c.secretAbs(abs); r != "" {
 		return r
 	}
-	if res := realPath(abs); res != abs {
-		return c.secretAbs(res)
+	// The kernel follows a link before a ".." after it (link/../.ssh is
+	// beside the link's target), which the clean abs has dropped.
+	for _, res := range []string{realPath(abs), realPath(rawAbs(path, dir))} {
+		if res != abs {
+			if r := c.secretAbs(res); r != "" {
+				return r
+			}
+		}
 	}
 	return ""
+}
+
+// rawAbs is path made absolute ("~" expanded, relative to dir, "" for the
+// process's directory) without cleaning: its ".." are left for realPath
+// to take as the kernel does.
+func rawAbs(path, dir string) string {
+	p := expandUser(path)
+	if filepath.IsAbs(p) {
+		return p
+	}
+	if dir == "" {
+		if wd, err := os.Getwd(); err == nil {
+			dir = wd
+		}
+	}
+	return dir + "/" + p
 }
 
 // HoldsSecrets reports whether a recursive read of dir (grep -r, rg)
@@ -75,7 +97,7 @@ func (c Config) SecretPath(path, dir string) string {
 // dotenv file at its top (deeper ones are not looked for).
 func (c Config) HoldsSecrets(dir, base string) bool {
 	abs := absPath(expandUser(dir), base)
-	for _, d := range []string{abs, realPath(abs)} {
+	for _, d := range []string{abs, realPath(abs), realPath(rawAbs(dir, base))} {
 		if c.secretAbs(d) != "" {
 			return true
 		}
@@ -86,7 +108,7 @@ func (c Config) HoldsSecrets(dir, base string) bool {
 			}
 		}
 		for _, root := range c.secretRoots() {
-			if within(root, d) {
+			if withinFold(root, d) {
 				return true
 			}
 		}
@@ -127,7 +149,7 @@ func (c Config) secretAbs(abs string) string {
 		return ""
 	}
 	for _, s := range systemSecrets {
-		if within(abs, s) {
+		if withinFold(abs, s) {
 			return "a system credential file (" + abs + ")"
 		}
 	}
@@ -136,13 +158,13 @@ func (c Config) secretAbs(abs string) string {
 	}
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
 		for _, s := range homeSecrets {
-			if within(abs, filepath.Join(home, s)) {
+			if withinFold(abs, filepath.Join(home, s)) {
 				return "a credential file (" + abs + ")"
 			}
 		}
 	}
 	for _, p := range c.SecretPaths {
-		if within(abs, absPath(expandUser(p), "")) {
+		if withinFold(abs, absPath(expandUser(p), "")) {
 			return "a protected file (" + abs + ")"
 		}
 	}
@@ -214,6 +236,26 @@ func within(p, root string) bool {
 		return strings.HasPrefix(p, "/")
 	}
 	return strings.HasPrefix(p, root+"/")
+}
+
+// withinFold is within with each path segment compared as a
+// case-insensitive file system compares names (Unicode simple folding:
+// ~/.SSH and ~/.ſsh are ~/.ssh on macOS's and Windows's default file
+// systems). On a case-sensitive one it is only stricter.
+func withinFold(p, root string) bool {
+	if within(p, root) {
+		return true
+	}
+	ps, rs := strings.Split(p, "/"), strings.Split(strings.TrimSuffix(root, "/"), "/")
+	if len(ps) < len(rs) {
+		return false
+	}
+	for i, r := range rs {
+		if !strings.EqualFold(ps[i], r) {
+			return false
+		}
+	}
+	return true
 }
 
 // realPath is p with every symlink along it resolved, dangling ones

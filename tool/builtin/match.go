@@ -193,13 +193,22 @@ func dangerousPath(path string, files, dirs []string) bool {
 func dangerousAbs(abs string, files, dirs []string) bool {
 	// EqualFold, not ToLower: a case-insensitive file system also takes
 	// .baſhrc for .bashrc and .GIT for .git.
-	base := filepath.Base(abs)
+	segs := strings.Split(abs, string(filepath.Separator))
 	for _, f := range files {
-		if strings.EqualFold(base, f) {
+		// A name of several segments (.config/git/config) matches the
+		// path's last segments.
+		parts := strings.Split(f, "/")
+		if len(parts) > len(segs) {
+			continue
+		}
+		tail, match := segs[len(segs)-len(parts):], true
+		for i, p := range parts {
+			match = match && strings.EqualFold(tail[i], p)
+		}
+		if match {
 			return true
 		}
 	}
-	segs := strings.Split(abs, string(filepath.Separator))
 	for _, d := range dirs {
 		for _, s := range segs {
 			if strings.EqualFold(s, d) {

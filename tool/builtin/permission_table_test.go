@@ -338,6 +338,8 @@ var permissionTable = map[string][]tableRow{
 	// system matches them. ("format" is also a dangerous pattern of the
 	// reference's, so those rows are safety.)
 	"third review": {
+		{"echo x > .zshenv", safety}, {"echo x > .bash_login", safety}, {"tee .config/git/config", safety},
+		{"echo x >> .config/git/credentials", safety}, {"echo x > .git-credentials", safety}, {"cp a .config/go/env", safety},
 		{"git log --format --output=/tmp/x", safety}, {"git log --min-parents --output=../x", asks},
 		{"git log --max-parents --output=../x", asks}, {"git show --format --output=../x", safety},
 		{"git diff -U --output=/tmp/x", asks}, {"git diff --unified --output=/tmp/x", asks},

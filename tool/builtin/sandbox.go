@@ -174,7 +174,11 @@ func (c Config) shellCommand(command string) (*exec.Cmd, error) {
 	// the agent wrote into a bare repository's shape (HEAD, objects,
 	// refs, a config naming programs) is not one, whatever read-only git
 	// command runs in it. Config.Env may override it.
-	extra := append([]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=safe.bareRepository", "GIT_CONFIG_VALUE_0=explicit"}, c.Env...)
+	// The go command runs the toolchain that is installed: with the
+	// usual GOTOOLCHAIN=auto a go.mod the agent wrote would make even the
+	// read-only `go version` download and run another one. Config.Env
+	// may override it.
+	extra := append([]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=safe.bareRepository", "GIT_CONFIG_VALUE_0=explicit", "GOTOOLCHAIN=local"}, c.Env...)
 	if c.Sandbox.On() {
 		// The inherited TMPDIR may be read-only in the sandbox; its /tmp
 		// is private and writable.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -476,5 +477,29 @@ func TestBashGitIgnoresImplicitBareRepository(t *testing.T) {
 	b := NewBash(Config{Dir: dir, Env: []string{"GIT_CONFIG_COUNT=0"}})
 	if out, _ := call(t, context.Background(), b, map[string]any{"command": "git rev-parse --is-bare-repository"}); strings.Contains(out, "safe.bareRepository") {
 		t.Errorf("GIT_CONFIG_COUNT=0 did not turn it off: %q", out)
+	}
+}
+
+// The go command of a Bash command runs the installed toolchain: a go.mod
+// the agent wrote that asks for another one does not make even a
+// read-only `go env` fetch and run it.
+func TestBashGoToolchainIsLocal(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatalf("go is not on PATH: %v", err)
+	}
+	// The user's go env file asks for auto, as an official Go's default
+	// does (this machine's GOROOT may say local).
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	os.MkdirAll(filepath.Join(home, ".config", "go"), 0o755)
+	os.WriteFile(filepath.Join(home, ".config", "go", "env"), []byte("GOTOOLCHAIN=auto\n"), 0o644)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n\ngo 1.99\n\ntoolchain go1.99.1\n"), 0o644)
+	out, _ := call(t, context.Background(), NewBash(Config{Dir: dir}), map[string]any{"command": "go env GOTOOLCHAIN"})
+	if !strings.Contains(out, "GOTOOLCHAIN=local") && strings.TrimSpace(out) != "local" {
+		t.Errorf("go env in a module asking for go1.99.1: %q", out)
+	}
+	if strings.Contains(out, "downloading") {
+		t.Errorf("the toolchain was fetched: %q", out)
 	}
 }

@@ -26,9 +26,12 @@ var (
 )
 
 // DefaultDangerousFiles are the file names (matched case-insensitively on
-// the base name) whose edits always need the user's confirmation.
+// the base name, or on the last segments for a name with a slash) whose
+// edits always need the user's confirmation.
 var DefaultDangerousFiles = []string{
-	".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
+	".gitconfig", ".gitmodules", ".git-credentials", ".config/git/config", ".config/git/credentials",
+	".config/git/attributes", ".config/git/ignore", ".bashrc", ".bash_profile", ".bash_login",
+	".bash_logout", ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".config/go/env",
 	".profile", ".ssh/config", ".ssh/authorized_keys", ".netrc", ".npmrc", ".pypirc",
 	".env", ".envrc", ".env.local", ".env.development", ".env.development.local",
 	".env.test", ".env.test.local", ".env.staging", ".env.production",

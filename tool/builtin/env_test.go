@@ -17,9 +17,9 @@ func setSecrets(t *testing.T) {
 	t.Setenv("AGENTSCOPE_UNNAMED", "not for children")
 }
 
-// minimalNames are the variables a command may inherit, and the three
-// that set git's safe.bareRepository.
-var minimalNames = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"}
+// minimalNames are the variables a command may inherit, the three that
+// set git's safe.bareRepository and the go command's GOTOOLCHAIN.
+var minimalNames = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "GOTOOLCHAIN"}
 
 // checkEnv checks the output of `env`: only the minimal names and the
 // named extras (and what sh itself sets), no secret, the extras present.

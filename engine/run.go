@@ -505,7 +505,7 @@ func retryable(err error) bool {
 }
 
 // writer is a run's group commit: it takes every event available, appends
-// them to the log in one AppendEvents call, then publishes them. The last
+// them to the log in one AppendRun call, then publishes them. The last
 // terminal event of a batch (REPLY_END, a park) and whatever follows it
 // are kept back, not even logged, until either more events follow or the
 // run ends: then the run logs and publishes them with the reply and state

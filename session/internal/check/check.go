@@ -32,7 +32,7 @@ func JSON(what string, raw json.RawMessage) error {
 	return nil
 }
 
-// Events checks a batch for AppendEvents.
+// Events checks a batch of events for a run's write.
 func Events(events []json.RawMessage) error {
 	if len(events) == 0 {
 		return fmt.Errorf("%w: no events", session.ErrInvalid)
@@ -45,7 +45,7 @@ func Events(events []json.RawMessage) error {
 	return nil
 }
 
-// Messages checks a batch for UpsertMessages.
+// Messages checks a batch of messages for a run's write.
 func Messages(msgs []session.Message) error {
 	if len(msgs) == 0 {
 		return fmt.Errorf("%w: no messages", session.ErrInvalid)

@@ -86,9 +86,12 @@ type Queries struct {
 var shared = Queries{
 	GetSession: `SELECT ` + RecordCols + ` FROM sessions WHERE id = $1 AND user_id = $2`,
 	SessionN:   `SELECT n FROM sessions WHERE id = $1 AND user_id = $2`,
-	// One statement, so the page and the total agree.
-	ListSessions: `SELECT ` + RecordCols + `, count(*) OVER () FROM sessions
-		WHERE user_id = $1 AND ($2 = '' OR agent_id = $2)
+	// One statement, so the page and the total agree. The total is an
+	// uncorrelated subquery, counted once off the index: a window
+	// (count(*) OVER ()) would build every matching row, config and all,
+	// to return a page of them.
+	ListSessions: `SELECT ` + RecordCols + `, (SELECT count(*) FROM sessions WHERE user_id = $1 AND ($2 = '' OR agent_id = $2))
+		FROM sessions WHERE user_id = $1 AND ($2 = '' OR agent_id = $2)
 		ORDER BY created_at DESC, n DESC LIMIT $3 OFFSET $4`,
 	CountSessions: `SELECT count(*) FROM sessions WHERE user_id = $1 AND ($2 = '' OR agent_id = $2)`,
 	UpdateSession: `UPDATE sessions SET name = coalesce($1, name), config = coalesce($2, config), updated_at = $3

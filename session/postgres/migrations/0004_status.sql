@@ -12,3 +12,8 @@
 ALTER TABLE sessions ADD COLUMN status text NOT NULL DEFAULT 'idle';
 UPDATE sessions s SET status = CASE WHEN lease_owner <> '' THEN 'running' ELSE '' END
 WHERE lease_owner <> '' OR EXISTS (SELECT 1 FROM states st WHERE st.session_n = s.n);
+
+-- A page of a user's sessions, newest first, read off this index in order
+-- and stopped after the page: sessions_by_owner leads with agent_id, so a
+-- listing of every agent's sessions sorted all of the user's rows first.
+CREATE INDEX sessions_by_user ON sessions (user_id, created_at DESC, n DESC);

@@ -171,7 +171,7 @@ func (e *Engine) UpdateAgent(ctx context.Context, user, id string, next UserAgen
 		return session.AgentRecord{}, &InputError{Field: "name", Reason: "name must not be empty"}
 	}
 	if next.Name != cur.Name {
-		running, parked, err := e.busySessions(ctx, user, id, cur.Name)
+		running, parked, err := e.busySessions(ctx, user, id)
 		if err != nil {
 			return session.AgentRecord{}, err
 		}
@@ -191,11 +191,11 @@ func (e *Engine) UpdateAgent(ctx context.Context, user, id string, next UserAgen
 // one of them runs (interrupt it first). Parked sessions hold nothing and
 // go with it.
 func (e *Engine) DeleteAgent(ctx context.Context, user, id string) error {
-	_, ua, err := e.UserAgent(ctx, user, id)
+	_, _, err := e.UserAgent(ctx, user, id)
 	if err != nil {
 		return err
 	}
-	running, _, err := e.busySessions(ctx, user, id, ua.Name)
+	running, _, err := e.busySessions(ctx, user, id)
 	if err != nil {
 		return err
 	}
@@ -219,15 +219,16 @@ func (e *Engine) DeleteAgent(ctx context.Context, user, id string) error {
 }
 
 // busySessions lists the user's sessions of an agent that are not idle:
-// running here or elsewhere, or parked on a reply by the agent named name.
-func (e *Engine) busySessions(ctx context.Context, user, agentID, name string) (running, parked []session.Key, err error) {
+// running here or elsewhere, or parked on a reply by the agent, as their
+// rows say.
+func (e *Engine) busySessions(ctx context.Context, user, agentID string) (running, parked []session.Key, err error) {
 	recs, _, err := e.store.ListSessions(ctx, session.ListQuery{UserID: user, AgentID: agentID})
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, rec := range recs {
 		k := session.Key{UserID: user, SessionID: rec.ID}
-		st, err := e.deriveStatus(ctx, k, name, "")
+		st, err := e.statusOf(ctx, k, rec)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -22,12 +22,14 @@
 // it has given. A follower that falls behind its bounded buffer is cut
 // rather than buffered without bound.
 //
-// A run costs few transactions (session.Runs): one starts it (the lease,
-// its input queued and claimed, the state read), one writes its first
-// events with the input messages, and one ends it (state, reply, input
-// done, lease freed, last events). In between, a per-run writer group
+// A run costs few transactions (session.Runs): one starts it (BeginRun:
+// the lease, the session marked running, its input queued and claimed,
+// the state read), one writes its first events with the input messages
+// (AppendRun), and one ends it (FinishRun: state, reply, input done,
+// status, lease freed, last events). In between, a per-run writer group
 // commits: it takes all the events available, appends them in one
-// AppendEvents call, then publishes them. The run's last event (REPLY_END
+// AppendRun call, then publishes them. Every write names the run's lease,
+// so a run whose lease another run took writes nothing more. The run's last event (REPLY_END
 // or a park) is logged and published only in the transaction that stores
 // the reply and frees the lease, so a client that sees it finds the reply
 // in GET /messages and may post the next input at once.
@@ -67,21 +69,33 @@
 // the same host and address, or the same --replica id) does not wait for
 // those leases to expire: New asks the store for the sessions whose
 // leases its owner holds (session.Leases.HeldBy) and closes them before
-// it returns, since no run of the new process exists yet. The claim the
-// dead run made is under the same lease epoch, which the store does not
-// hand out again, so the leftovers are closed under a lease freed and
-// taken anew (a new epoch).
+// it returns, since no run of the new process exists yet. Each BeginRun
+// starts a new lease epoch, so the dead run's claims are an earlier
+// lease's even under the same owner, and its late writes are refused.
 //
 // # One way in, one way out
 //
-// A run starts only through the store's StartRun (the lease, its input
+// A run starts only through the store's BeginRun (the lease, its input
 // queued and claimed, the state read, in one transaction); when a dead
-// run left inputs behind, they are closed first as the rescue closes
-// them, and StartRun is tried again. Every run ends through finishRun
-// (the state, the reply, the input done, the lease freed and the last
-// events in one transaction, then those events published), and so does
-// the rescue of a dead one: its closing state, reply and events are that
-// finish's too.
+// run left inputs behind, BeginRun claims those instead and they are
+// closed first as the rescue closes them, and BeginRun is tried again.
+// The rescue begins the same way, with no input of its own. Every run
+// ends through finishRun (FinishRun: the state, the reply, the inputs
+// done, the status the state leaves, the lease freed and the last events
+// in one transaction, then those events published), and so does the
+// rescue of a dead one: its closing state, reply and events are that
+// finish's too. An end the store refuses for good, or keeps failing, is
+// not stored part by part: the session is left as a crash there leaves
+// it, and the rescue closes it.
+//
+// # Status
+//
+// A session's status (Status, Sessions) is read off its row, where the
+// run's transactions keep it: running from BeginRun to FinishRun, then
+// what the saved state waits for (a confirmation, an external result, or
+// nothing), computed by the run that saved it. Listing sessions loads no
+// state. A row from before the status column is derived from its state
+// once and filled in (session.Sessions.FillStatus).
 //
 // # Metrics
 //

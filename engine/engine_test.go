@@ -376,14 +376,9 @@ func fmtErr(err error) string {
 func deadRun(t *testing.T, st session.Store, k session.Key, owner string, ttl time.Duration) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := st.AcquireLease(ctx, k, owner, ttl); err != nil {
-		t.Fatal(err)
-	}
 	in, _ := json.Marshal([]*message.Msg{message.UserText(user, "wait")})
-	if _, err := st.EnqueueInput(ctx, k, in); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.ClaimInput(ctx, k, owner); err != nil {
+	run, err := st.BeginRun(ctx, k, session.RunBegin{Owner: owner, TTL: ttl, Input: in})
+	if err != nil {
 		t.Fatal(err)
 	}
 	rid := "r" + k.SessionID[1:]
@@ -397,7 +392,7 @@ func deadRun(t *testing.T, st session.Store, k session.Key, owner string, ttl ti
 		event.Stamp(ev, nil)
 		batch = append(batch, event.Marshal(ev))
 	}
-	if _, err := st.AppendEvents(ctx, k, batch); err != nil {
+	if _, err := st.AppendRun(ctx, k, run.Lease, session.RunAppend{Events: batch}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -423,8 +418,8 @@ func checkClosed(t *testing.T, st session.Store, k session.Key) {
 	if !strings.HasPrefix(strings.Join(got, " "), "TOOL_RESULT_TEXT_DELTA TOOL_RESULT_END REPLY_END") {
 		t.Fatalf("after the dead run: %v", got)
 	}
-	if l, err := st.GetLease(ctx, k); err != nil || l.Held(time.Now()) {
-		t.Fatalf("lease %+v, %v", l, err)
+	if rec, err := st.GetSession(ctx, k); err != nil || rec.Lease.Held(time.Now()) || rec.Status != session.StatusIdle {
+		t.Fatalf("lease %+v, status %q, %v", rec.Lease, rec.Status, err)
 	}
 	if n, _ := st.PendingInputs(ctx, k); n != 0 {
 		t.Fatalf("%d inputs pending", n)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/event"
@@ -67,7 +68,9 @@ func (e *Engine) rescueOwn(ctx context.Context) {
 
 // rescue claims one session, closes its leftovers and frees it. It takes
 // the session's place in this process as a run does, so no run starts
-// on it meanwhile.
+// on it meanwhile, and begins a run of its own in the store (BeginRun,
+// with no input of its own), so what it claims is claimed as a run claims
+// it.
 func (e *Engine) rescue(ctx context.Context, k session.Key) error {
 	r := &run{e: e, key: k, done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(ctx)
@@ -76,98 +79,101 @@ func (e *Engine) rescue(ctx context.Context, k session.Key) error {
 		return err
 	}
 	defer e.unregister(r)
-	if _, err := e.store.AcquireLease(ctx, k, e.cfg.Owner, e.cfg.LeaseTTL); err != nil {
+	rs, err := e.store.BeginRun(ctx, k, session.RunBegin{Owner: e.cfg.Owner, TTL: e.cfg.LeaseTTL})
+	if err != nil {
 		if errors.Is(err, session.ErrLeased) {
 			return errRunning
 		}
 		return err
 	}
-	return e.closeLeftovers(ctx, k)
+	return e.closeLeftovers(ctx, k, "", rs)
 }
 
-// closeLeftovers runs under the session's lease before anything else
-// does: it takes the inputs a dead run left. One claimed before (its run
-// died) has its reply closed as interrupted; one never claimed (the
-// process died before its run started, and its client got no answer) is
-// dropped. Neither is run again, so no tool runs twice. It ends as every
-// run does (finishRun), the lease freed, whether there was anything to
-// close or not.
-func (e *Engine) closeLeftovers(ctx context.Context, k session.Key) error {
-	// A read first: almost always there is nothing left, and a claim is a
-	// write.
-	n, err := e.store.PendingInputs(ctx, k)
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		e.finishRun(ctx, k, runEnd{})
-		return nil
-	}
-	// Inputs claimed under this very lease (same owner, same epoch) are
-	// not handed out again. A process restarted with its predecessor's
-	// owner (serve's host and address) acquires that dead run's unexpired
-	// lease as its own and would not see its claim, so the lease is taken
-	// anew: freed and acquired again, it gets a new epoch, and the dead
-	// run's claim is an earlier lease's. No run of this process holds the
-	// session here (the caller registered itself in e.runs first).
-	if err := e.store.ReleaseLease(ctx, k, e.cfg.Owner); err != nil {
-		return err
-	}
-	if _, err := e.store.AcquireLease(ctx, k, e.cfg.Owner, e.cfg.LeaseTTL); err != nil {
-		if errors.Is(err, session.ErrLeased) {
-			return errRunning
+// closeLeftovers closes, under the lease rs holds, the inputs a dead run
+// left (rs.Leftovers, claimed by BeginRun). One claimed before (its run
+// died: Attempts above 1) has its reply closed as interrupted; one never
+// claimed (the process died before its run started, and its client got no
+// answer) is dropped. Neither is run again, so no tool runs twice. It ends
+// as every run does (finishRun): the inputs done, the status of the state
+// it leaves, the lease freed, whether there was anything to close or not.
+// BeginRun starts a new epoch each time, so a process restarted under its
+// predecessor's owner sees that dead run's claims as an earlier lease's.
+// name is the session's agent's name ("": looked up).
+func (e *Engine) closeLeftovers(ctx context.Context, k session.Key, name string, rs session.Run) error {
+	var (
+		done    []int64
+		crashed *session.Input
+	)
+	for i := range rs.Leftovers {
+		in := &rs.Leftovers[i]
+		done = append(done, in.ID)
+		if in.Attempts > 1 {
+			// The last such input's reply is the one the log leaves open.
+			crashed = in
 		}
+	}
+	if name == "" {
+		name = e.agentName(ctx, k)
+	}
+	st, err := decodeState(k, rs.State)
+	if err != nil && crashed != nil {
 		return err
 	}
-	var crashed *session.Input
-	for {
-		in, err := e.store.ClaimInput(ctx, k, e.cfg.Owner)
-		if errors.Is(err, session.ErrNoInput) {
-			break
-		}
-		if err != nil {
+	end := runEnd{status: session.StatusIdle}
+	if err == nil {
+		end.status = statusOf(st, name)
+	}
+	if crashed != nil {
+		e.log.Warn("engine: closing a reply whose run died", "session", k.SessionID, "input", crashed.ID)
+		if end, err = e.closeDangling(ctx, k, name, crashed.JSON, st, rs.State.Version); err != nil {
 			return err
 		}
-		if in.Attempts <= 1 {
-			if err := e.store.CompleteInput(ctx, k, in.ID); err != nil {
-				return err
-			}
-			continue
-		}
-		// Claimed before: its run died. The last such input's reply is the
-		// one the log leaves open; it is done with in the finish below,
-		// an earlier one now.
-		if crashed != nil {
-			if err := e.store.CompleteInput(ctx, k, crashed.ID); err != nil {
-				return err
-			}
-		}
-		crashed = &in
 	}
-	if crashed == nil {
-		e.finishRun(ctx, k, runEnd{})
-		return nil
-	}
-	e.log.Warn("engine: closing a reply whose run died", "session", k.SessionID, "input", crashed.ID)
-	end, err := e.closeDangling(ctx, k, crashed.JSON)
-	if err != nil {
-		return err
-	}
-	end.done = crashed.ID
-	e.finishRun(ctx, k, end)
+	end.done = done
+	e.finishRun(ctx, k, rs.Lease, end)
 	return nil
+}
+
+// decodeState is the session's saved state, or a fresh one when it has
+// none.
+func decodeState(k session.Key, saved session.State) (*state.AgentState, error) {
+	if saved.JSON == nil {
+		st := state.New(nil)
+		st.SessionID = k.SessionID
+		return st, nil
+	}
+	st, err := state.Decode(saved.JSON, nil)
+	if err != nil {
+		return nil, fmt.Errorf("engine: stored state: %w", err)
+	}
+	return st, nil
+}
+
+// agentName is the name of the session's agent (which authors the reply
+// a parked session waits on): its id when no agent has it any more.
+func (e *Engine) agentName(ctx context.Context, k session.Key) string {
+	rec, err := e.store.GetSession(ctx, k)
+	if err != nil {
+		return ""
+	}
+	if a, err := e.lookupAgent(ctx, k.UserID, rec.AgentID); err == nil {
+		return a.Name
+	}
+	return rec.AgentID
 }
 
 // closeDangling is the end of the last reply of the log when its run died
 // in the middle: it rebuilds the reply's message by folding its events,
 // and agent.CloseCut answers its open tool calls as interrupted and ends
-// it with REPLY_END(interrupted) in the saved state. A reply that ended or
-// parked leaves nothing to close (an empty end).
-func (e *Engine) closeDangling(ctx context.Context, k session.Key, rawInput json.RawMessage) (runEnd, error) {
+// it with REPLY_END(interrupted) in st, the saved state (at version). A
+// reply that ended or parked leaves nothing to close (an end with st's
+// status only).
+func (e *Engine) closeDangling(ctx context.Context, k session.Key, name string, rawInput json.RawMessage, st *state.AgentState, version int64) (runEnd, error) {
+	unchanged := runEnd{status: statusOf(st, name)}
 	var (
-		replyID, name, sessionID, created string
-		events                            []event.Event
-		lastType                          event.Type
+		replyID, author, sessionID, created string
+		events                              []event.Event
+		lastType                            event.Type
 	)
 	for after := int64(0); ; {
 		page, err := e.store.ReadEvents(ctx, k, after, replayPage)
@@ -181,7 +187,7 @@ func (e *Engine) closeDangling(ctx context.Context, k session.Key, rawInput json
 				continue
 			}
 			if st, ok := dec.(*event.ReplyStart); ok && st.ReplyID != replyID {
-				replyID, name, sessionID, created, events = st.ReplyID, st.Name, st.SessionID, st.CreatedAt, nil
+				replyID, author, sessionID, created, events = st.ReplyID, st.Name, st.SessionID, st.CreatedAt, nil
 			}
 			if rid, ok := event.ReplyIDOf(dec); ok && rid == replyID && replyID != "" {
 				events = append(events, dec)
@@ -194,9 +200,9 @@ func (e *Engine) closeDangling(ctx context.Context, k session.Key, rawInput json
 	}
 	switch lastType {
 	case "", event.TypeReplyEnd, event.TypeRequireUserConfirm, event.TypeRequireExternalExecution:
-		return runEnd{}, nil // the last reply ended or parked: nothing is open
+		return unchanged, nil // the last reply ended or parked: nothing is open
 	}
-	reply, err := message.AssistantMsg(name, nil, message.WithID(replyID), message.WithCreatedAt(created))
+	reply, err := message.AssistantMsg(author, nil, message.WithID(replyID), message.WithCreatedAt(created))
 	if err != nil {
 		return runEnd{}, err
 	}
@@ -206,17 +212,6 @@ func (e *Engine) closeDangling(ctx context.Context, k session.Key, rawInput json
 		}
 		if err := reply.AppendEvent(ev); err != nil {
 			e.log.Warn("engine: fold a dead run's event", "session", k.SessionID, "type", ev.Type(), "err", err)
-		}
-	}
-	saved, err := e.store.LoadState(ctx, k)
-	if err != nil {
-		return runEnd{}, err
-	}
-	st := state.New(nil)
-	st.SessionID = k.SessionID
-	if saved.JSON != nil {
-		if st, err = state.Decode(saved.JSON, nil); err != nil {
-			return runEnd{}, err
 		}
 	}
 	var input []*message.Msg
@@ -234,5 +229,5 @@ func (e *Engine) closeDangling(ctx context.Context, k session.Key, rawInput json
 	for i, ev := range closing {
 		batch[i] = ev.AppendJSON(nil)
 	}
-	return runEnd{state: st.AppendJSON(nil), version: saved.Version, reply: reply, events: batch}, nil
+	return runEnd{state: st.AppendJSON(nil), version: version, reply: reply, events: batch, status: statusOf(st, name)}, nil
 }

@@ -43,10 +43,15 @@ type run struct {
 	// end, after the run, rather than at the run's start.
 	over atomic.Bool
 
-	in       Input
-	inputID  int64
-	st       *state.AgentState
-	version  int64
+	in      Input
+	inputID int64
+	// lease is the run's, from BeginRun: every write of the run names it.
+	lease   session.Lease
+	st      *state.AgentState
+	version int64
+	// rest is the session's status before the run (of the state it
+	// read): what a run that emits nothing leaves.
+	rest     session.Status
 	renewEnd chan struct{}
 	// reply is the fold of the reply's events: the transcript's message,
 	// as the reference's service keeps it.
@@ -59,12 +64,13 @@ type run struct {
 // unchanged). A run that emits nothing (an interrupt with nothing parked)
 // also returns nil.
 //
-// There is one way in: the store's StartRun, one transaction that takes
-// the lease, queues the input already claimed and reads the state. When a
-// dead run left inputs behind, StartRun takes nothing else; the leftovers
-// are closed as the rescue closes them (rescue.go, ending with the one
-// finish every run ends with, which frees the lease), and StartRun is
-// tried again, now with nothing pending.
+// There is one way in: the store's BeginRun, one transaction that takes
+// the lease (a new epoch), marks the session running, queues the input
+// already claimed and reads the state. When a dead run left inputs
+// behind, BeginRun claims those instead of queuing; they are closed as
+// the rescue closes them (closeLeftovers, ending with the one finish
+// every run ends with, which frees the lease), and BeginRun is tried
+// again, now with nothing pending.
 func (e *Engine) startRun(key session.Key, spec *Agent, in Input) error {
 	ctx := e.base
 	r := &run{e: e, key: key, spec: spec, in: in, done: make(chan struct{}), started: make(chan error, 1), renewEnd: make(chan struct{})}
@@ -73,50 +79,47 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input) error {
 		r.cancel()
 		return err
 	}
-	fail := func(err error, leased bool) error {
-		if leased {
-			if rerr := e.store.ReleaseLease(context.WithoutCancel(ctx), key, e.cfg.Owner); rerr != nil {
-				e.log.Warn("engine: release lease", "session", key.SessionID, "err", rerr)
-			}
-		}
+	fail := func(err error) error {
 		e.unregister(r)
 		return err
 	}
-	payload := in.marshal()
-	var rs session.RunStart
+	begin := session.RunBegin{Owner: e.cfg.Owner, TTL: e.cfg.LeaseTTL, Input: in.marshal()}
+	var rs session.Run
 	for attempt := 0; ; attempt++ {
 		var err error
-		rs, err = e.store.StartRun(ctx, key, e.cfg.Owner, e.cfg.LeaseTTL, payload)
+		rs, err = e.store.BeginRun(ctx, key, begin)
 		if err != nil {
 			if errors.Is(err, session.ErrLeased) {
-				return fail(errRunning, false)
+				return fail(errRunning)
 			}
-			return fail(err, false)
+			return fail(err)
 		}
-		if rs.Pending == 0 {
+		if len(rs.Leftovers) == 0 {
 			break
+		}
+		if err := e.closeLeftovers(ctx, key, spec.Name, rs); err != nil {
+			return fail(err)
 		}
 		if attempt > 0 {
 			// Inputs keep arriving from elsewhere: another process runs
 			// the session after all.
-			return fail(errRunning, true)
-		}
-		if err := e.closeLeftovers(ctx, key); err != nil {
-			return fail(err, true)
+			return fail(errRunning)
 		}
 	}
-	r.inputID = rs.Input.ID
-	r.version = rs.State.Version
+	r.lease, r.inputID, r.version = rs.Lease, rs.Input.ID, rs.State.Version
 	if rs.State.JSON == nil {
 		r.st = state.New(nil)
 		r.st.SessionID = key.SessionID
 	} else {
 		var err error
 		if r.st, err = state.Decode(rs.State.JSON, nil); err != nil {
-			e.completeInput(key, r.inputID)
-			return fail(fmt.Errorf("engine: stored state: %w", err), true)
+			// The input is answered (by this error) and the state left as
+			// it is, unreadable: idle is all that can be said of it.
+			e.finishRun(context.WithoutCancel(ctx), key, rs.Lease, runEnd{done: []int64{r.inputID}, status: session.StatusIdle})
+			return fail(fmt.Errorf("engine: stored state: %w", err))
 		}
 	}
+	r.rest = statusOf(r.st, spec.Name)
 	go r.renew()
 	go r.exec()
 	return <-r.started
@@ -159,12 +162,6 @@ func (e *Engine) unregister(r *run) {
 	e.runsWG.Done()
 }
 
-func (e *Engine) completeInput(key session.Key, id int64) {
-	if err := e.store.CompleteInput(context.Background(), key, id); err != nil {
-		e.log.Warn("engine: complete input", "session", key.SessionID, "input", id, "err", err)
-	}
-}
-
 // renew keeps the lease while the run lasts; a lease lost to another owner
 // interrupts the run.
 func (r *run) renew() {
@@ -175,7 +172,7 @@ func (r *run) renew() {
 		case <-r.renewEnd:
 			return
 		case <-t.C:
-			if _, err := r.e.store.RenewLease(context.WithoutCancel(r.ctx), r.key, r.e.cfg.Owner, r.e.cfg.LeaseTTL); err != nil {
+			if _, err := r.e.store.RenewRun(context.WithoutCancel(r.ctx), r.key, r.lease, r.e.cfg.LeaseTTL); err != nil {
 				r.e.log.Error("engine: renew lease", "session", r.key.SessionID, "err", err)
 				if errors.Is(err, session.ErrNotHeld) {
 					r.cancel()
@@ -368,13 +365,13 @@ func (r *run) begin(ctx context.Context, first event.Event, w *writer) error {
 	for i, ev := range batch {
 		js[i] = w.encode(ev)
 	}
-	written, err := r.e.store.WriteRun(ctx, r.key, session.RunWrite{Messages: msgs, Events: js})
+	seq, err := r.e.store.AppendRun(ctx, r.key, r.lease, session.RunAppend{Messages: msgs, Events: js})
 	if err != nil {
 		return err
 	}
 	if len(js) > 0 {
-		r.firstSeq.CompareAndSwap(0, written.First)
-		r.e.hub.publish(r.key, newBatch(written.First, js))
+		r.firstSeq.CompareAndSwap(0, seq)
+		r.e.hub.publish(r.key, newBatch(seq, js))
 		// The subscribers just woken get the CPU before the agent goes on:
 		// with a fast model this goroutine would otherwise run the whole
 		// reply before they write the first event to their clients.
@@ -410,16 +407,19 @@ func (r *run) storedReply(ctx context.Context, id string) *message.Msg {
 }
 
 // finish stores what the run leaves — the state, the reply's message, its
-// input done, the lease freed and the events held back — with the one
-// finish every run ends with. ran is false for a run that emitted nothing
-// (then only its input and lease are settled).
+// input done, its status, the lease freed and the events held back — with
+// the one finish every run ends with. ran is false for a run that emitted
+// nothing (then only its input, status and lease are settled).
 func (r *run) finish(ctx context.Context, ag *agent.Agent, ran bool, held []json.RawMessage) {
-	end := runEnd{done: r.inputID, events: held}
+	end := runEnd{events: held, status: r.rest}
+	if r.inputID != 0 {
+		end.done = []int64{r.inputID}
+	}
 	if ran {
 		if st, err := ag.State(); err != nil {
 			r.e.log.Error("engine: state after run", "session", r.key.SessionID, "err", err)
 		} else {
-			end.state, end.version = st.AppendJSON(nil), r.version
+			end.state, end.version, end.status = st.AppendJSON(nil), r.version, statusOf(st, r.spec.Name)
 		}
 		end.reply = r.reply
 	}
@@ -427,7 +427,7 @@ func (r *run) finish(ctx context.Context, ag *agent.Agent, ran bool, held []json
 	// before the last events are published, or a stream opened right
 	// after them would replay the finished run).
 	end.stored = func() { r.over.Store(true) }
-	r.e.finishRun(ctx, r.key, end)
+	r.e.finishRun(ctx, r.key, r.lease, end)
 }
 
 // runEnd is what a run leaves behind, for finishRun.
@@ -435,62 +435,77 @@ type runEnd struct {
 	state   json.RawMessage // nil: the state is left as it is
 	version int64           // the version state replaces
 	reply   *message.Msg    // the reply's message for the transcript, or nil
-	done    int64           // the input the run answered (0: none)
+	done    []int64         // the inputs the run answered
 	events  []json.RawMessage
-	// stored, when set, is called once the end is stored, before its
-	// events are published.
+	// status is what the session does after the run (of the state it
+	// leaves).
+	status session.Status
+	// stored, when set, is called once the end is stored (or given up
+	// on), before its events are published.
 	stored func()
 }
 
+// finishTries bounds the attempts at a run's end; finishBackoff is the
+// wait before the second (doubling after).
+const (
+	finishTries   = 3
+	finishBackoff = 50 * time.Millisecond
+)
+
 // finishRun is the end of every run, and of the rescue of a dead one: the
-// state, the reply, the input done, the lease freed and the last events,
-// in one transaction, then those events published — whoever sees them,
-// live or in a replay, finds the reply stored and the session free. When
-// the transaction fails (a state saved meanwhile, a lease lost), what can
-// be stored is stored part by part, in the same order.
-func (e *Engine) finishRun(ctx context.Context, key session.Key, end runEnd) {
-	wr := session.RunWrite{Done: end.done, Release: e.cfg.Owner, Events: end.events, State: end.state, StateVersion: end.version}
+// state, the reply, the inputs done, the status, the lease freed and the
+// last events, in one transaction (FinishRun), then those events
+// published — whoever sees them, live or in a replay, finds the reply
+// stored and the session free.
+//
+// A failed end is tried again when the failure may pass (a store error);
+// one the store refused for good (the lease lost to another run, a state
+// saved meanwhile) is not. An end never stored leaves what a crash at
+// that point leaves, and is closed the same way: the lease expires (or is
+// taken by this owner's next run of the session), and the rescue closes
+// the reply from the log as interrupted. Nothing is stored part by part:
+// a half-stored end (the state without its reply, the reply without its
+// events) is what no reader may see.
+func (e *Engine) finishRun(ctx context.Context, key session.Key, lease session.Lease, end runEnd) {
+	re := session.RunEnd{State: end.state, StateVersion: end.version, Events: end.events, Done: end.done, Status: end.status}
 	if end.reply != nil {
-		wr.Messages = []session.Message{{ID: end.reply.ID, JSON: end.reply.AppendJSON(nil)}}
+		re.Messages = []session.Message{{ID: end.reply.ID, JSON: end.reply.AppendJSON(nil)}}
 	}
-	stored := func() {
-		if end.stored != nil {
-			end.stored()
+	var (
+		written session.RunWritten
+		err     error
+	)
+	for attempt := 0; ; attempt++ {
+		if written, err = e.store.FinishRun(ctx, key, lease, re); err == nil || attempt == finishTries-1 || !retryable(err) || ctx.Err() != nil {
+			break
 		}
+		e.log.Warn("engine: store the run's end (trying again)", "session", key.SessionID, "err", err)
+		time.Sleep(finishBackoff << attempt)
 	}
-	written, err := e.store.WriteRun(ctx, key, wr)
-	if err == nil {
-		stored()
-		if len(end.events) > 0 {
-			e.hub.publish(key, newBatch(written.First, end.events))
-		}
+	if end.stored != nil {
+		end.stored()
+	}
+	if err != nil {
+		e.log.Error("engine: the run's end is not stored: the rescue closes the run", "session", key.SessionID, "err", err)
 		return
 	}
-	e.log.Warn("engine: store the run's end", "session", key.SessionID, "err", err)
-	if wr.State != nil {
-		if _, err := e.store.SaveState(ctx, key, wr.StateVersion, wr.State); err != nil {
-			e.log.Error("engine: save state", "session", key.SessionID, "err", err)
-		}
-	}
-	if len(wr.Messages) > 0 {
-		if err := e.store.UpsertMessages(ctx, key, wr.Messages); err != nil {
-			e.log.Error("engine: save reply", "session", key.SessionID, "err", err)
-		}
-	}
-	if end.done != 0 {
-		e.completeInput(key, end.done)
-	}
-	if err := e.store.ReleaseLease(ctx, key, e.cfg.Owner); err != nil {
-		e.log.Warn("engine: release lease", "session", key.SessionID, "err", err)
-	}
-	stored()
-	if len(end.events) > 0 && !e.logEvents(ctx, key, end.events, nil) {
-		e.log.Error("engine: the run's last events are lost", "session", key.SessionID)
+	if len(end.events) > 0 {
+		e.hub.publish(key, newBatch(written.First, end.events))
 	}
 }
 
+// retryable tells a store failure that may pass from one that will not.
+func retryable(err error) bool {
+	for _, final := range []error{session.ErrNotHeld, session.ErrConflict, session.ErrNotFound, session.ErrInvalid, context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, final) {
+			return false
+		}
+	}
+	return true
+}
+
 // writer is a run's group commit: it takes every event available, appends
-// them to the log in one AppendEvents call, then publishes them. The last
+// them to the log in one AppendRun call, then publishes them. The last
 // terminal event of a batch (REPLY_END, a park) and whatever follows it
 // are kept back, not even logged, until either more events follow or the
 // run ends: then the run logs and publishes them with the reply and state
@@ -590,29 +605,20 @@ func (w *writer) loop() {
 	}
 }
 
-// log appends a batch of the run's and publishes it; false when the
-// store failed.
+// log appends a batch of the run's to the log, under its lease, and
+// publishes it; false when the store failed (or the lease is lost).
 func (r *run) log(ctx context.Context, batch []json.RawMessage) bool {
-	return r.e.logEvents(ctx, r.key, batch, &r.firstSeq)
-}
-
-// logEvents appends a batch to the session's log and publishes it; false
-// when the store failed. first, when given, learns the batch's first
-// sequence if it has none yet.
-func (e *Engine) logEvents(ctx context.Context, key session.Key, batch []json.RawMessage, first *atomic.Int64) bool {
 	if len(batch) == 0 {
 		return true
 	}
-	seq, err := e.store.AppendEvents(ctx, key, batch)
+	seq, err := r.e.store.AppendRun(ctx, r.key, r.lease, session.RunAppend{Events: batch})
 	if err != nil {
 		// Nothing unlogged is ever published.
-		e.log.Error("engine: append events", "session", key.SessionID, "err", err)
+		r.e.log.Error("engine: append events", "session", r.key.SessionID, "err", err)
 		return false
 	}
-	if first != nil {
-		first.CompareAndSwap(0, seq)
-	}
-	e.hub.publish(key, newBatch(seq, batch))
+	r.firstSeq.CompareAndSwap(0, seq)
+	r.e.hub.publish(r.key, newBatch(seq, batch))
 	return true
 }
 

@@ -13,15 +13,16 @@ import (
 	"github.com/agentscope-go/agentscope/state"
 )
 
-// Status is what a session is doing (the reference's SessionStatus).
-type Status string
+// Status is what a session is doing (the reference's SessionStatus), as
+// the store keeps it on the session's row.
+type Status = session.Status
 
 // Session statuses.
 const (
-	StatusRunning                Status = "running"
-	StatusIdle                   Status = "idle"
-	StatusAwaitingPermission     Status = "awaiting_permission"
-	StatusAwaitingExternalResult Status = "awaiting_external_result"
+	StatusRunning                = session.StatusRunning
+	StatusIdle                   = session.StatusIdle
+	StatusAwaitingPermission     = session.StatusAwaitingPermission
+	StatusAwaitingExternalResult = session.StatusAwaitingExternalResult
 )
 
 // NewSession is a session to create.
@@ -67,16 +68,17 @@ type SessionInfo struct {
 
 // Sessions lists the user's sessions of q (of one agent, when AgentID is
 // set; a page of them, with Limit and Offset), with their statuses, and
-// how many there are in all.
+// how many there are in all. A status is read with its record, from the
+// one row: no state is loaded (but a row from before the status column,
+// once).
 func (e *Engine) Sessions(ctx context.Context, q session.ListQuery) ([]SessionInfo, int, error) {
-	user := q.UserID
 	recs, total, err := e.store.ListSessions(ctx, q)
 	if err != nil {
 		return nil, 0, storeErr(err)
 	}
 	out := make([]SessionInfo, 0, len(recs))
 	for _, rec := range recs {
-		st, err := e.deriveStatus(ctx, session.Key{UserID: user, SessionID: rec.ID}, "", rec.AgentID)
+		st, err := e.statusOf(ctx, session.Key{UserID: q.UserID, SessionID: rec.ID}, rec)
 		if err != nil {
 			return nil, 0, storeErr(err)
 		}
@@ -85,15 +87,16 @@ func (e *Engine) Sessions(ctx context.Context, q session.ListQuery) ([]SessionIn
 	return out, total, nil
 }
 
-// Status is what the session is doing: running while a run holds it, here
-// or in another process, else what the tail of its saved context waits
-// for.
+// Status is what the session is doing, as its runs stored it: running
+// from the start of a run (here or in another process) until its end is
+// stored, and after that what the saved context waits for. A run that
+// died stays running until the rescue closes it.
 func (e *Engine) Status(ctx context.Context, k session.Key) (Status, error) {
 	rec, err := e.Session(ctx, k)
 	if err != nil {
 		return "", err
 	}
-	st, err := e.deriveStatus(ctx, k, "", rec.AgentID)
+	st, err := e.statusOf(ctx, k, rec)
 	return st, storeErr(err)
 }
 
@@ -131,7 +134,7 @@ func (e *Engine) DeleteSession(ctx context.Context, k session.Key) error {
 			return newError(ErrBusy, "Session is still running")
 		}
 	}
-	if l, err := e.store.GetLease(ctx, k); err == nil && l.Held(time.Now()) {
+	if rec, err := e.store.GetSession(ctx, k); err == nil && rec.Lease.Held(time.Now()) {
 		return newError(ErrBusy, "Session is running in another process")
 	}
 	if err := e.store.DeleteSession(ctx, k); err != nil {
@@ -256,7 +259,7 @@ func (e *Engine) Interrupt(ctx context.Context, k session.Key) error {
 		}
 		return nil
 	}
-	st, err := e.deriveStatus(ctx, k, "", rec.AgentID)
+	st, err := e.statusOf(ctx, k, rec)
 	if err != nil {
 		return storeErr(err)
 	}
@@ -282,47 +285,63 @@ func (e *Engine) running(ctx context.Context, k session.Key) (bool, error) {
 	if r != nil && !r.closing.Load() {
 		return true, nil
 	}
-	l, err := e.store.GetLease(ctx, k)
+	rec, err := e.store.GetSession(ctx, k)
 	if err != nil {
 		return false, err
 	}
-	return l.Held(time.Now()), nil
+	return rec.Lease.Held(time.Now()), nil
 }
 
-// deriveStatus derives the status; the agent's name (which authors the
-// reply a parked session waits on) is name, or looked up from agentID
-// only when the saved context is needed.
-func (e *Engine) deriveStatus(ctx context.Context, k session.Key, name, agentID string) (Status, error) {
-	run, err := e.running(ctx, k)
-	if err != nil || run {
-		return StatusRunning, err
+// statusOf is rec's status. One the store cannot vouch for (a row from
+// before the status column, or one a build without it left running) is
+// derived once from the saved state, as it was before the column, and
+// stored (FillStatus): the next read finds it on the row.
+func (e *Engine) statusOf(ctx context.Context, k session.Key, rec session.Record) (Status, error) {
+	stale := rec.Status == session.StatusUnknown || (rec.Status == StatusRunning && rec.Lease.Owner == "")
+	if !stale {
+		return rec.Status, nil
+	}
+	if rec.Lease.Held(time.Now()) {
+		return StatusRunning, nil
 	}
 	saved, err := e.store.LoadState(ctx, k)
-	if err != nil || saved.JSON == nil {
-		return StatusIdle, err
-	}
-	st, err := state.Decode(saved.JSON, nil)
 	if err != nil {
 		return "", err
 	}
-	if name == "" {
-		name = agentID
-		a, err := e.lookupAgent(ctx, k.UserID, agentID)
+	status := StatusIdle
+	if saved.JSON != nil {
+		st, err := state.Decode(saved.JSON, nil)
+		if err != nil {
+			return "", err
+		}
+		name := rec.AgentID
+		a, err := e.lookupAgent(ctx, k.UserID, rec.AgentID)
 		switch {
 		case err == nil:
 			name = a.Name
 		case !errors.Is(err, ErrNotFound):
 			return "", err
 		}
+		status = statusOf(st, name)
 	}
+	if err := e.store.FillStatus(ctx, k, status); err != nil {
+		e.log.Warn("engine: store a derived status", "session", k.SessionID, "err", err)
+	}
+	return status, nil
+}
+
+// statusOf is what a session whose saved state is st waits for, its
+// agent's name being name (which authors the reply a parked session
+// waits on): a confirmation, an external result, or nothing.
+func statusOf(st *state.AgentState, name string) Status {
 	status := StatusIdle
 	for _, c := range st.AwaitingToolCalls(name) {
 		if c.State == block.CallAsking {
-			return StatusAwaitingPermission, nil
+			return StatusAwaitingPermission
 		}
 		status = StatusAwaitingExternalResult
 	}
-	return status, nil
+	return status
 }
 
 // cancellableRun returns the session's run if cancelling it can still

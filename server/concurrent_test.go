@@ -157,7 +157,7 @@ func TestResumeOnFreshSession(t *testing.T) {
 		if n, _ := e.store.PendingInputs(context.Background(), k); n != 0 {
 			t.Errorf("%s: %d inputs pending", name, n)
 		}
-		if l, _ := e.store.GetLease(context.Background(), k); l.Held(time.Now()) {
+		if l, _ := leaseOf(context.Background(), e.store, k); l.Held(time.Now()) {
 			t.Errorf("%s: the session is left leased: %+v", name, l)
 		}
 		// The session is still usable.

@@ -39,15 +39,12 @@ func (d *dyingStore) dead() bool {
 	}
 }
 
-func (d *dyingStore) WriteRun(ctx context.Context, k session.Key, w session.RunWrite) (session.RunWritten, error) {
+func (d *dyingStore) FinishRun(ctx context.Context, k session.Key, l session.Lease, end session.RunEnd) (session.RunWritten, error) {
 	if d.dead() {
 		return session.RunWritten{}, errDead
 	}
-	if w.Release == "" { // not the run's end
-		return d.Store.WriteRun(ctx, k, w)
-	}
 	if d.afterCommit {
-		if _, err := d.Store.WriteRun(ctx, k, w); err != nil {
+		if _, err := d.Store.FinishRun(ctx, k, l, end); err != nil {
 			return session.RunWritten{}, err
 		}
 	}
@@ -55,46 +52,25 @@ func (d *dyingStore) WriteRun(ctx context.Context, k session.Key, w session.RunW
 	return session.RunWritten{}, errDead
 }
 
-func (d *dyingStore) SaveState(ctx context.Context, k session.Key, v int64, st json.RawMessage) (int64, error) {
+func (d *dyingStore) AppendRun(ctx context.Context, k session.Key, l session.Lease, a session.RunAppend) (int64, error) {
 	if d.dead() {
 		return 0, errDead
 	}
-	return d.Store.SaveState(ctx, k, v, st)
+	return d.Store.AppendRun(ctx, k, l, a)
 }
 
-func (d *dyingStore) UpsertMessages(ctx context.Context, k session.Key, m []session.Message) error {
-	if d.dead() {
-		return errDead
-	}
-	return d.Store.UpsertMessages(ctx, k, m)
-}
-
-func (d *dyingStore) AppendEvents(ctx context.Context, k session.Key, evs []json.RawMessage) (int64, error) {
-	if d.dead() {
-		return 0, errDead
-	}
-	return d.Store.AppendEvents(ctx, k, evs)
-}
-
-func (d *dyingStore) CompleteInput(ctx context.Context, k session.Key, id int64) error {
-	if d.dead() {
-		return errDead
-	}
-	return d.Store.CompleteInput(ctx, k, id)
-}
-
-func (d *dyingStore) ReleaseLease(ctx context.Context, k session.Key, owner string) error {
-	if d.dead() {
-		return errDead
-	}
-	return d.Store.ReleaseLease(ctx, k, owner)
-}
-
-func (d *dyingStore) RenewLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
+func (d *dyingStore) RenewRun(ctx context.Context, k session.Key, l session.Lease, ttl time.Duration) (session.Lease, error) {
 	if d.dead() {
 		return session.Lease{}, errDead
 	}
-	return d.Store.RenewLease(ctx, k, owner, ttl)
+	return d.Store.RenewRun(ctx, k, l, ttl)
+}
+
+func (d *dyingStore) BeginRun(ctx context.Context, k session.Key, b session.RunBegin) (session.Run, error) {
+	if d.dead() {
+		return session.Run{}, errDead
+	}
+	return d.Store.BeginRun(ctx, k, b)
 }
 
 // A process that dies at its run's end leaves the session whole for
@@ -130,7 +106,7 @@ func TestDeathAtTheRunsEnd(t *testing.T) {
 				// The dead owner's lease runs out before another process
 				// may take the session.
 				for {
-					l, err := d.Store.GetLease(ctx, k)
+					l, err := leaseOf(ctx, d.Store, k)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -37,7 +37,7 @@ func TestExternalExecutionResume(t *testing.T) {
 		t.Fatalf("status %q while parked on an external tool", st)
 	}
 	k := session.Key{UserID: user, SessionID: sid}
-	if l, err := e.store.GetLease(context.Background(), k); err != nil || l.Held(time.Now()) {
+	if l, err := leaseOf(context.Background(), e.store, k); err != nil || l.Held(time.Now()) {
 		t.Fatalf("parked session still leased: %+v %v", l, err)
 	}
 	rq := first[len(first)-1].ev.(*event.RequireExternalExecution)

@@ -399,3 +399,28 @@ func (e *env) waitStatus(sid, want string) {
 }
 
 var _ = sync.Mutex{}
+
+// leaseOf is the lease of k as stored (on the session's row).
+func leaseOf(ctx context.Context, st session.Store, k session.Key) (session.Lease, error) {
+	rec, err := st.GetSession(ctx, k)
+	return rec.Lease, err
+}
+
+// deadRunOf leaves the store as a run of owner that died would: its lease
+// (for ttl), its input (a user message list, input) claimed, events logged.
+func deadRunOf(t testing.TB, st session.Store, k session.Key, owner string, ttl time.Duration, input string, evs []event.Event) {
+	t.Helper()
+	ctx := context.Background()
+	run, err := st.BeginRun(ctx, k, session.RunBegin{Owner: owner, TTL: ttl, Input: json.RawMessage(input)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batch []json.RawMessage
+	for _, ev := range evs {
+		event.Stamp(ev, nil)
+		batch = append(batch, event.Marshal(ev))
+	}
+	if _, err := st.AppendRun(ctx, k, run.Lease, session.RunAppend{Events: batch}); err != nil {
+		t.Fatal(err)
+	}
+}

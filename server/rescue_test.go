@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,16 +33,6 @@ func TestRescueDeadRun(t *testing.T) {
 		}
 		sid = rec.ID
 		k := session.Key{UserID: user, SessionID: sid}
-		if _, err := st.AcquireLease(ctx, k, "dead-process", 100*time.Millisecond); err != nil {
-			t.Fatal(err)
-		}
-		in := "[" + userMsg("wait") + "]"
-		if _, err := st.EnqueueInput(ctx, k, json.RawMessage(in)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.ClaimInput(ctx, k, "dead-process"); err != nil {
-			t.Fatal(err)
-		}
 		replyID = "r0123456789abcdef0123456789abcde"
 		evs := []event.Event{
 			&event.ReplyStart{SessionID: sid, ReplyID: replyID, Name: "assistant"},
@@ -52,14 +43,7 @@ func TestRescueDeadRun(t *testing.T) {
 			&event.ModelCallEnd{ReplyID: replyID},
 			&event.ToolResultStart{ReplyID: replyID, ToolCallID: "w1", ToolCallName: "wait"},
 		}
-		var batch []json.RawMessage
-		for _, ev := range evs {
-			event.Stamp(ev, nil)
-			batch = append(batch, event.Marshal(ev))
-		}
-		if _, err := st.AppendEvents(ctx, k, batch); err != nil {
-			t.Fatal(err)
-		}
+		deadRunOf(t, st, k, "dead-process", 100*time.Millisecond, "["+userMsg("wait")+"]", evs)
 		time.Sleep(120 * time.Millisecond) // the lease expires
 	})
 	k := session.Key{UserID: user, SessionID: sid}
@@ -110,25 +94,19 @@ func TestRescueDeadRun(t *testing.T) {
 	checkSeqs(t, next, 11)
 }
 
-// gatedStore holds every save of a state (SaveState, or WriteRun with a
-// state) until the test opens the gate.
+// gatedStore holds every save of a state (a FinishRun with one) until the
+// test opens the gate.
 type gatedStore struct {
 	session.Store
 	entered, gate chan struct{}
 }
 
-func (g *gatedStore) SaveState(ctx context.Context, k session.Key, v int64, st json.RawMessage) (int64, error) {
-	g.entered <- struct{}{}
-	<-g.gate
-	return g.Store.SaveState(ctx, k, v, st)
-}
-
-func (g *gatedStore) WriteRun(ctx context.Context, k session.Key, w session.RunWrite) (session.RunWritten, error) {
-	if w.State != nil {
+func (g *gatedStore) FinishRun(ctx context.Context, k session.Key, l session.Lease, end session.RunEnd) (session.RunWritten, error) {
+	if end.State != nil {
 		g.entered <- struct{}{}
 		<-g.gate
 	}
-	return g.Store.WriteRun(ctx, k, w)
+	return g.Store.FinishRun(ctx, k, l, end)
 }
 
 // State first, then the event: while the state of a parking run is being
@@ -176,22 +154,29 @@ func TestParkEventLoggedAfterState(t *testing.T) {
 	}
 }
 
-// endFailingStore fails the one-transaction end of a run (a WriteRun with
-// a state), as a store error or a lost lease would.
-type endFailingStore struct{ session.Store }
-
-func (f endFailingStore) WriteRun(ctx context.Context, k session.Key, w session.RunWrite) (session.RunWritten, error) {
-	if w.State != nil {
-		return session.RunWritten{}, errors.New("injected failure")
-	}
-	return f.Store.WriteRun(ctx, k, w)
+// endFailingStore fails the one-transaction end of a run (a FinishRun
+// with a state) the first fails times, as a store error that passes
+// would.
+type endFailingStore struct {
+	session.Store
+	fails atomic.Int32
 }
 
-// When the run's end cannot be stored in one transaction, its parts are
-// stored one by one: the state, the reply, the input done, the lease
-// freed, then the held-back events logged and published.
-func TestRunEndStoredPartByPart(t *testing.T) {
-	e := newEnv(t, []scripted.Turn{scripted.Stream(scripted.Text("Hi."))}, func(c *server.Config) { c.Engine.Store = endFailingStore{c.Engine.Store} })
+func (f *endFailingStore) FinishRun(ctx context.Context, k session.Key, l session.Lease, end session.RunEnd) (session.RunWritten, error) {
+	if end.State != nil && f.fails.Add(-1) >= 0 {
+		return session.RunWritten{}, errors.New("injected failure")
+	}
+	return f.Store.FinishRun(ctx, k, l, end)
+}
+
+// When the run's end cannot be stored, it is tried again, whole: the
+// state, the reply, the input done, the status, the lease freed and the
+// held-back events, in one transaction, then published. Nothing is ever
+// stored part by part.
+func TestRunEndRetried(t *testing.T) {
+	f := &endFailingStore{}
+	f.fails.Store(2)
+	e := newEnv(t, []scripted.Turn{scripted.Stream(scripted.Text("Hi."))}, func(c *server.Config) { f.Store = c.Engine.Store; c.Engine.Store = f })
 	sid := e.createSession()
 	s := e.openStream(sid, "")
 	if r := e.chat(sid, userMsg("hi")); r.code != 200 {
@@ -202,7 +187,10 @@ func TestRunEndStoredPartByPart(t *testing.T) {
 	k := session.Key{UserID: user, SessionID: sid}
 	ctx := context.Background()
 	e.waitStatus(sid, "idle")
-	if l, err := e.store.GetLease(ctx, k); err != nil || l.Owner != "" {
+	if f.fails.Load() >= 0 {
+		t.Fatalf("the end was not tried 3 times (%d failures left)", f.fails.Load())
+	}
+	if l, err := leaseOf(ctx, e.store, k); err != nil || l.Owner != "" {
 		t.Fatalf("lease %+v, %v", l, err)
 	}
 	if n, _ := e.store.PendingInputs(ctx, k); n != 0 {
@@ -225,6 +213,51 @@ func TestRunEndStoredPartByPart(t *testing.T) {
 	}
 }
 
+// An end that cannot be stored at all is left as a crash at that point
+// leaves it: the session running until its lease expires, then closed by
+// the rescue from the log (the reply interrupted, its held-back REPLY_END
+// never logged), and the session takes new input.
+func TestRunEndNeverStored(t *testing.T) {
+	f := &endFailingStore{}
+	f.fails.Store(3)
+	e := newEnv(t, []scripted.Turn{scripted.Stream(scripted.Text("Hi.")), textTurn}, func(c *server.Config) {
+		f.Store = c.Engine.Store
+		c.Engine.Store = f
+		c.Engine.LeaseTTL = 300 * time.Millisecond
+		c.Engine.RescueInterval = 50 * time.Millisecond
+	})
+	sid := e.createSession()
+	if r := e.chat(sid, userMsg("hi")); r.code != 200 {
+		t.Fatal(r.body)
+	}
+	e.waitStatus(sid, "idle")
+	k := session.Key{UserID: user, SessionID: sid}
+	ctx := context.Background()
+	evs, err := e.store.ReadEvents(ctx, k, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ends []string
+	for _, ev := range evs {
+		if d, err := event.Decode(ev.JSON); err == nil {
+			if end, ok := d.(*event.ReplyEnd); ok {
+				ends = append(ends, string(end.FinishedReason))
+			}
+		}
+	}
+	if strings.Join(ends, " ") != string(event.ReplyInterrupted) {
+		t.Fatalf("the log's REPLY_ENDs %v, want one interrupted", ends)
+	}
+	if n, _ := e.store.PendingInputs(ctx, k); n != 0 {
+		t.Fatalf("%d inputs pending", n)
+	}
+	s := e.openStream(sid, "")
+	if r := e.chat(sid, userMsg("again")); r.code != 200 {
+		t.Fatalf("chat after the rescue: %d %s", r.code, r.body)
+	}
+	s.until(event.TypeReplyEnd)
+}
+
 // A server started under the owner of its previous incarnation closes the
 // runs whose leases that owner still holds at once, in New, without
 // waiting for the leases (an hour here) to expire; another owner's live
@@ -241,29 +274,13 @@ func TestRescueOwnLeasesAtStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			k := session.Key{UserID: user, SessionID: rec.ID}
-			if _, err := c.Engine.Store.AcquireLease(ctx, k, owner, time.Hour); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := c.Engine.Store.EnqueueInput(ctx, k, json.RawMessage("["+userMsg("wait")+"]")); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := c.Engine.Store.ClaimInput(ctx, k, owner); err != nil {
-				t.Fatal(err)
-			}
 			rid := "r" + rec.ID[1:]
-			var batch []json.RawMessage
-			for _, ev := range []event.Event{
+			deadRunOf(t, c.Engine.Store, k, owner, time.Hour, "["+userMsg("wait")+"]", []event.Event{
 				&event.ReplyStart{SessionID: rec.ID, ReplyID: rid, Name: "assistant"},
 				&event.ToolCallStart{ReplyID: rid, ToolCallID: "w1", ToolCallName: "wait"},
 				&event.ToolCallEnd{ReplyID: rid, ToolCallID: "w1"},
 				&event.ToolResultStart{ReplyID: rid, ToolCallID: "w1", ToolCallName: "wait"},
-			} {
-				event.Stamp(ev, nil)
-				batch = append(batch, event.Marshal(ev))
-			}
-			if _, err := c.Engine.Store.AppendEvents(ctx, k, batch); err != nil {
-				t.Fatal(err)
-			}
+			})
 			return k
 		}
 		mine, theirs = dead(c.Engine.Owner), dead("another-replica")
@@ -273,7 +290,7 @@ func TestRescueOwnLeasesAtStart(t *testing.T) {
 	if s := e.status(mine.SessionID); s != "idle" {
 		t.Fatalf("own dead run: status %s, want idle", s)
 	}
-	l, err := e.store.GetLease(ctx, mine)
+	l, err := leaseOf(ctx, e.store, mine)
 	if err != nil || l.Owner != "" {
 		t.Fatalf("own dead run's lease after the start: %+v, %v", l, err)
 	}

@@ -200,7 +200,7 @@ func TestParkConfirmResume(t *testing.T) {
 	if st := e.status(sid); st != "awaiting_permission" {
 		t.Fatalf("status %s", st)
 	}
-	if l, err := e.store.GetLease(context.Background(), session.Key{UserID: user, SessionID: sid}); err != nil || l.Held(time.Now()) {
+	if l, err := leaseOf(context.Background(), e.store, session.Key{UserID: user, SessionID: sid}); err != nil || l.Held(time.Now()) {
 		t.Fatalf("parked session still leased: %+v %v", l, err)
 	}
 	replyID := first[0].ev.(*event.ReplyStart).ReplyID
@@ -510,7 +510,7 @@ func TestShutdown(t *testing.T) {
 		t.Fatalf("chat after shutdown %d", r.code)
 	}
 	k := session.Key{UserID: user, SessionID: busy}
-	if l, _ := e.store.GetLease(context.Background(), k); l.Held(time.Now()) {
+	if l, _ := leaseOf(context.Background(), e.store, k); l.Held(time.Now()) {
 		t.Fatal("lease kept after shutdown")
 	}
 	if n, _ := e.store.PendingInputs(context.Background(), k); n != 0 {

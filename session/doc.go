@@ -16,8 +16,11 @@
 //     server's config JSON, created_at, updated_at; the lease (owner,
 //     expiry, epoch) and the event counter live on this row too, because
 //     both are claimed with one atomic update of it.
-//   - states: the session's AgentState JSON and its version. SaveState is
-//     optimistic: it names the version it read, and a concurrent save makes
+//   - status: what the session does (running, awaiting_permission,
+//     awaiting_external_result, idle), on its row, kept by the run
+//     transactions, so a listing never reads a state (see Status).
+//   - states: the session's AgentState JSON and its version. A run's
+//     FinishRun saves it optimistically: it names the version it read, and a concurrent save makes
 //     it ErrConflict instead of losing a write.
 //   - messages: the transcript, the UI's message list (not state.context,
 //     which the agent may compress). A message is upserted by its id: a
@@ -27,7 +30,7 @@
 //   - events: the append-only event log, kept for the session's life. Each
 //     event gets the next sequence of its session (1, 2, 3, … with no gap,
 //     whatever the number of appenders), and its JSON is stored as given.
-//     AppendEvents takes a batch and writes it in one transaction: the
+//     AppendRun takes a batch and writes it in one transaction: the
 //     server appends every event before publishing it, and group commit
 //     is what makes that affordable at the rate a reply streams.
 //     ReadEvents(after, limit) is the replay for an SSE client's
@@ -54,11 +57,12 @@
 //
 // # The run lease, and why it is ours
 //
-// At most one run per session, cluster-wide: a run first acquires the
-// session's lease for a TTL, renews it as a heartbeat, and releases it
-// after the reply and state are stored. Acquire is one atomic claim that
-// succeeds only when the lease is free, expired, or already the caller's;
-// Epoch counts the changes of hands. A run whose process died leaves an
+// At most one run per session, cluster-wide: a run first takes the
+// session's lease for a TTL (BeginRun), renews it as a heartbeat, and
+// frees it when the reply and state are stored (FinishRun). The take is
+// one atomic claim that succeeds only when the lease is free, expired, or
+// already the caller's; Epoch counts the runs begun, and fences their
+// writes. A run whose process died leaves an
 // expired lease that was never released: Recoverable lists those sessions
 // (and those with inputs waiting and no run), so a restarted process, or
 // another replica within one TTL, closes the dead run as interrupted and
@@ -68,21 +72,30 @@
 // once. Lease times come from the store's clock (Config.Now
 // of each backend): the replicas' clocks must agree to well within a TTL.
 //
-// A server drives a run in this order: AcquireLease (ErrLeased means a run
-// is active: answer 409), EnqueueInput, then ClaimInput and run; append
-// every event before publishing it; UpsertMessages and SaveState, then
-// CompleteInput, then ReleaseLease. A crash anywhere leaves either a
-// pending input or an expired lease, and Recoverable finds both. A resume
-// posted while a session is parked takes the same path.
+// # One protocol: a run
 //
-// Runs gives that order in few transactions, each the calls it names with
-// their semantics: StartRun is the lease, the input queued and claimed and
-// the state read (it reports the inputs a dead run left instead of queuing,
-// for the caller to close them first under the lease it now holds), and
-// WriteRun stores any of a state, messages, events, an input done and the
-// lease's release, all or nothing. The server's chat path is StartRun, a
-// WriteRun of the first events with the input messages, AppendEvents
-// batches, and a WriteRun of everything the run leaves.
+// A session is written while it runs through Runs only, each call one
+// transaction, all or nothing:
+//
+//   - BeginRun takes the lease (ErrLeased means another run is active:
+//     answer 409), starts a new epoch, marks the session running, reads
+//     the state and queues the run's input already claimed; when a dead
+//     run left inputs pending it claims those instead (Run.Leftovers),
+//     for the caller to close before anything else runs;
+//   - AppendRun writes the run's transcript messages and events (every
+//     event is appended before it is published), RenewRun is the
+//     heartbeat;
+//   - FinishRun saves the state, the reply, the last events, marks the
+//     inputs done, stores the status and frees the lease.
+//
+// Every call after BeginRun names the run's lease, owner and epoch, and
+// is refused (ErrNotHeld) once another run began: a run that lost its
+// lease cannot write into the next one. A crash anywhere leaves a session
+// running with a lease that expires, and its input pending; Recoverable
+// finds it, and the rescue closes it with BeginRun and FinishRun, as any
+// run. The status column is therefore exact for every row a run wrote;
+// rows from before it are StatusUnknown until the engine fills them in
+// (FillStatus).
 //
 // A job engine was considered for this. River (github.com/riverqueue/river
 // v0.51, drivers riverpgxv5 and riversqlite) gives durable jobs, retries,
@@ -106,7 +119,7 @@
 // # Errors
 //
 // Callers branch with errors.Is on ErrNotFound, ErrInvalid (empty ids, a
-// limit below 1, JSON that does not parse), ErrConflict, ErrLeased,
-// ErrNotHeld and ErrNoInput; a cancelled context returns the context's
+// limit below 1, JSON that does not parse, a status a run cannot leave),
+// ErrConflict, ErrLeased and ErrNotHeld; a cancelled context returns the context's
 // error.
 package session

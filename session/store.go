@@ -17,18 +17,16 @@ var (
 	// ErrInvalid: a bad argument (an empty id, a limit below 1, JSON that
 	// does not parse, a non-positive TTL).
 	ErrInvalid = errors.New("session: invalid argument")
-	// ErrConflict: SaveState was given a version that is no longer current.
+	// ErrConflict: FinishRun was given a state version that is no longer
+	// current.
 	ErrConflict = errors.New("session: version conflict")
-	// ErrLeased: AcquireLease found the session held by another owner
-	// whose lease has not expired.
+	// ErrLeased: BeginRun found the session held by another owner whose
+	// lease has not expired.
 	ErrLeased = errors.New("session: leased by another owner")
-	// ErrNotHeld: RenewLease, ReleaseLease or ClaimInput was called by an
-	// owner that does not hold the session's lease (it expired and was
-	// taken over, was released, or was never acquired). ClaimInput also
-	// refuses an expired lease nobody took over: renew it first.
-	ErrNotHeld = errors.New("session: lease not held by this owner")
-	// ErrNoInput: ClaimInput found no pending input for the session.
-	ErrNoInput = errors.New("session: no pending input")
+	// ErrNotHeld: AppendRun, RenewRun or FinishRun named a lease that is
+	// not the session's any more (another run began, or this one
+	// finished).
+	ErrNotHeld = errors.New("session: lease not held by this run")
 	// ErrExists: CreateSession was given an ID that a session (of any
 	// user) already has.
 	ErrExists = errors.New("session: id already used")
@@ -65,8 +63,13 @@ type Record struct {
 	// Config is the server's JSON for the session, stored as given.
 	Config    json.RawMessage
 	CreatedAt time.Time
-	// UpdatedAt moves on UpdateSession and SaveState.
+	// UpdatedAt moves on UpdateSession and when a run saves a state.
 	UpdatedAt time.Time
+	// Status is what the session does, as its runs stored it.
+	Status Status
+	// Lease is the session's run lease as stored: an expired one keeps
+	// its owner (see Lease.Held).
+	Lease Lease
 }
 
 // NewSession is what CreateSession needs. Config nil is stored as {}.
@@ -134,8 +137,10 @@ type Event struct {
 }
 
 // Lease is who runs a session, and until when. A free session has an empty
-// Owner. Epoch counts the acquisitions that changed hands, so a later
-// owner can tell its writes from a previous owner's.
+// Owner. Epoch counts the runs begun on the session (BeginRun): it tells one
+// run's tenure from the next, even under one owner, so a write of a run
+// whose lease was taken over is refused (ErrNotHeld) instead of landing in
+// its successor's run.
 type Lease struct {
 	Owner   string
 	Expires time.Time
@@ -145,7 +150,34 @@ type Lease struct {
 // Held reports whether the lease is held at now.
 func (l Lease) Held(now time.Time) bool { return l.Owner != "" && now.Before(l.Expires) }
 
-// Input is a pending run input: a user message list, a confirm result, an
+// Status is what a session is doing, as the reference's SessionStatus
+// says it. The store keeps it on the session's row, set by the run's
+// transactions (BeginRun: running; FinishRun: what the run left), so a
+// listing reads it with the record instead of decoding each state.
+type Status string
+
+// The statuses. StatusUnknown is only ever read, never written by a run:
+// it is a session whose row predates the status column and that has a
+// state, which only its engine can read (see FillStatus).
+const (
+	StatusRunning                Status = "running"
+	StatusIdle                   Status = "idle"
+	StatusAwaitingPermission     Status = "awaiting_permission"
+	StatusAwaitingExternalResult Status = "awaiting_external_result"
+	StatusUnknown                Status = ""
+)
+
+// Resting reports whether s is a status a run may leave (FinishRun,
+// FillStatus): any but running and unknown.
+func (s Status) Resting() bool {
+	switch s {
+	case StatusIdle, StatusAwaitingPermission, StatusAwaitingExternalResult:
+		return true
+	}
+	return false
+}
+
+// Input is a run input: a user message list, a confirm result, an
 // external result or an interrupt, as the server's JSON.
 type Input struct {
 	ID        int64
@@ -158,66 +190,136 @@ type Input struct {
 
 // Sessions holds the session records.
 type Sessions interface {
-	// CreateSession stores a new session with a fresh uuid4-hex id.
+	// CreateSession stores a new session, idle, with a fresh uuid4-hex id
+	// (or NewSession.ID).
 	CreateSession(ctx context.Context, s NewSession) (Record, error)
+	// GetSession returns the session's row: its record, status and lease.
 	GetSession(ctx context.Context, k Key) (Record, error)
 	// ListSessions returns one page, newest first, and the total count
-	// matching the query.
+	// matching the query; each record carries its status and lease.
 	ListSessions(ctx context.Context, q ListQuery) (page []Record, total int, err error)
 	UpdateSession(ctx context.Context, k Key, p Patch) (Record, error)
 	// DeleteSession removes the session with its state, transcript,
 	// events, lease and inputs.
 	DeleteSession(ctx context.Context, k Key) error
+	// FillStatus stores the status of a session whose stored status is
+	// stale: StatusUnknown (a row from before the status column, which
+	// the engine derives from the state once), or running with no lease
+	// owner (ended by a build that did not keep the column). Any other
+	// status was written by a run's transaction and is left as it is, so
+	// a fill racing a run never overwrites what the run stored. s must be
+	// Resting (else ErrInvalid).
+	FillStatus(ctx context.Context, k Key, s Status) error
 }
 
-// States holds each session's AgentState.
-type States interface {
+// Reads are what followers, the rescue and the API read between runs.
+type Reads interface {
+	// LoadState is the session's state as the last run saved it.
 	LoadState(ctx context.Context, k Key) (State, error)
-	// SaveState replaces the state when its version is still expected
-	// (0 for a session never saved) and returns the new version; a stale
-	// expected version is ErrConflict.
-	SaveState(ctx context.Context, k Key, expected int64, state json.RawMessage) (version int64, err error)
-}
-
-// Transcript holds the UI's message list (not the agent's context, which
-// may be compressed).
-type Transcript interface {
-	// UpsertMessages replaces each message whose id is stored and appends
-	// the others, in order, in one transaction.
-	UpsertMessages(ctx context.Context, k Key, msgs []Message) error
 	ListMessages(ctx context.Context, k Key, q MessageQuery) (MessagePage, error)
-}
-
-// EventLog is each session's append-only event log.
-type EventLog interface {
-	// AppendEvents appends a batch in one transaction and returns the
-	// sequence of its first event: event i gets first+i. Sequences start
-	// at 1 and have no gaps, whatever the number of concurrent appenders.
-	AppendEvents(ctx context.Context, k Key, events []json.RawMessage) (first int64, err error)
 	// ReadEvents returns up to limit events with a sequence above after,
 	// in order.
 	ReadEvents(ctx context.Context, k Key, after int64, limit int) ([]Event, error)
 	// LastSeq is the sequence of the last event appended, 0 for none.
 	LastSeq(ctx context.Context, k Key) (int64, error)
+	// PendingInputs counts the inputs not yet done.
+	PendingInputs(ctx context.Context, k Key) (int, error)
 }
 
-// Leases gives at most one run per session, across every process that
-// shares the store.
-type Leases interface {
-	// AcquireLease claims the session for owner until now+ttl when it is
-	// free, expired, or already owner's (then it is renewed). Held by
-	// another owner, it is ErrLeased.
-	AcquireLease(ctx context.Context, k Key, owner string, ttl time.Duration) (Lease, error)
-	// RenewLease extends owner's lease to now+ttl; ErrNotHeld when owner
-	// does not hold it (an expired lease not yet taken over is still
-	// owner's).
-	RenewLease(ctx context.Context, k Key, owner string, ttl time.Duration) (Lease, error)
-	// ReleaseLease frees the session; ErrNotHeld when owner does not hold
-	// it.
-	ReleaseLease(ctx context.Context, k Key, owner string) error
-	// GetLease returns the lease as stored; an expired one keeps its
-	// owner (see Lease.Held).
-	GetLease(ctx context.Context, k Key) (Lease, error)
+// RunBegin is what BeginRun needs.
+type RunBegin struct {
+	// Owner names the process (Engine.Config.Owner); TTL is the lease's
+	// life without renewal.
+	Owner string
+	TTL   time.Duration
+	// Input, when not nil, is queued and claimed by the run, unless
+	// inputs are pending already (then Run.Leftovers says which).
+	Input json.RawMessage
+}
+
+// Run is a run begun: the lease it holds, what it claimed and the state it
+// read, all in BeginRun's one transaction.
+type Run struct {
+	Lease Lease
+	// Input is RunBegin.Input, queued and claimed (Attempts 1); zero when
+	// there was none or Leftovers is not empty.
+	Input Input
+	// Leftovers are the inputs that were pending when the run began (a
+	// dead run's), oldest first, each claimed now under this lease: the
+	// caller closes them (and marks them done in FinishRun) before
+	// anything else runs.
+	Leftovers []Input
+	// State is the session's state, as LoadState.
+	State State
+}
+
+// RunAppend is a write in the middle of a run. Each part is optional, but
+// not both.
+type RunAppend struct {
+	// Messages are upserted into the transcript: a stored id is replaced
+	// in place, a new one appended, in order (the last of repeated ids
+	// wins, at the first one's place).
+	Messages []Message
+	// Events are appended to the log: event i gets sequence first+i.
+	// Sequences start at 1 and have no gaps, whatever the number of
+	// appenders.
+	Events []json.RawMessage
+}
+
+// RunEnd is the last write of a run. Status is required; every other part
+// is optional.
+type RunEnd struct {
+	// State, when not nil, replaces the state if its version is still
+	// StateVersion (ErrConflict otherwise).
+	State        json.RawMessage
+	StateVersion int64
+	// Messages and Events are written as RunAppend's.
+	Messages []Message
+	Events   []json.RawMessage
+	// Done are the inputs the run answered (its own, and any leftovers it
+	// closed), marked done; ErrNotFound when one is unknown, not claimed
+	// or done already.
+	Done []int64
+	// Status is what the session does once the run is over (Resting).
+	Status Status
+}
+
+// RunWritten is what a run's write stored.
+type RunWritten struct {
+	// First is the sequence of Events[0] (0 without events).
+	First int64
+	// Version is the state's new version (0 without State).
+	Version int64
+}
+
+// Runs is the one way a session is written while it runs: a run begins,
+// appends and renews, and finishes, each one transaction, all or nothing.
+// Every write after BeginRun names the run's lease (owner and epoch) and
+// is refused with ErrNotHeld when the session's lease is another one (it
+// expired and another run began), so a run that lost its lease cannot
+// write into its successor's. An expired lease no other run took is still
+// the run's.
+type Runs interface {
+	// BeginRun takes the session for b.Owner until now+b.TTL when its
+	// lease is free, expired, or already b.Owner's (a previous
+	// incarnation's, restarted under the same owner); another owner's
+	// live lease is ErrLeased. It starts a new epoch, marks the session
+	// running, reads the state, and claims the pending inputs (Leftovers)
+	// or, with none pending, queues and claims b.Input.
+	BeginRun(ctx context.Context, k Key, b RunBegin) (Run, error)
+	// AppendRun writes a in one transaction and returns the sequence of
+	// its first event (0 without events).
+	AppendRun(ctx context.Context, k Key, l Lease, a RunAppend) (first int64, err error)
+	// RenewRun extends the run's lease to now+ttl.
+	RenewRun(ctx context.Context, k Key, l Lease, ttl time.Duration) (Lease, error)
+	// FinishRun writes e, stores its status and frees the lease, in one
+	// transaction.
+	FinishRun(ctx context.Context, k Key, l Lease, e RunEnd) (RunWritten, error)
+}
+
+// Rescue lists the sessions whose runs died, for the engine to close them
+// (with BeginRun and FinishRun, as any run).
+type Rescue interface {
 	// Recoverable lists up to limit sessions, of every user, that need a
 	// run and have none: no live lease, and either an input not yet done
 	// or an expired lease that was never released (its run died). A
@@ -232,87 +334,12 @@ type Leases interface {
 	HeldBy(ctx context.Context, owner string, limit int) ([]Key, error)
 }
 
-// Inputs is each session's queue of run inputs, persisted before a run
-// starts so a crash between accepting one and running it loses nothing.
-type Inputs interface {
-	// EnqueueInput appends an input and returns its id.
-	EnqueueInput(ctx context.Context, k Key, input json.RawMessage) (Input, error)
-	// ClaimInput hands owner, who must hold the session's lease, the
-	// oldest input not yet done and not already claimed under this lease
-	// (same owner and epoch); an input claimed under an earlier lease is
-	// handed out again. ErrNoInput when there is none.
-	ClaimInput(ctx context.Context, k Key, owner string) (Input, error)
-	// CompleteInput marks a claimed input done; ErrNotFound when it does
-	// not exist or is done already.
-	CompleteInput(ctx context.Context, k Key, id int64) error
-	// PendingInputs counts the inputs not yet done.
-	PendingInputs(ctx context.Context, k Key) (int, error)
-}
-
-// RunStart is what StartRun took and read.
-type RunStart struct {
-	Lease Lease
-	// Input is the input StartRun queued and claimed; zero when Pending
-	// is not.
-	Input Input
-	// Pending counts the inputs that were already waiting (a dead run's
-	// leftovers): then StartRun queued nothing.
-	Pending int
-	// State is the session's state, as LoadState.
-	State State
-}
-
-// RunWrite is one transaction of a run. Each part is optional; they apply
-// in this order, with the semantics and errors of the calls they name.
-type RunWrite struct {
-	// State, when not nil, is saved as SaveState(StateVersion, State).
-	State        json.RawMessage
-	StateVersion int64
-	// Messages, when any, are upserted as UpsertMessages.
-	Messages []Message
-	// Events, when any, are appended as AppendEvents.
-	Events []json.RawMessage
-	// Done, when not 0, is an input marked done as CompleteInput.
-	Done int64
-	// Release, when not "", is the owner whose lease is freed as
-	// ReleaseLease.
-	Release string
-}
-
-// RunWritten is what WriteRun stored.
-type RunWritten struct {
-	// First is the sequence of Events[0] (0 without events).
-	First int64
-	// Version is the state's new version (0 without State).
-	Version int64
-}
-
-// Runs is the run path in few transactions: a chat's start and each of
-// its writes are one transaction each instead of one per call above. A
-// write costs tens of microseconds on SQLite and a commit on Postgres,
-// and they sit between a POST /chat/ and its first event.
-type Runs interface {
-	// StartRun acquires the lease for owner, as AcquireLease (ErrLeased
-	// when another owner holds it), and reads the state. When no input is
-	// pending it also queues input and claims it under that lease, as
-	// EnqueueInput then ClaimInput; otherwise it queues nothing and
-	// reports Pending, and the caller, holding the lease, deals with the
-	// inputs left behind first.
-	StartRun(ctx context.Context, k Key, owner string, ttl time.Duration, input json.RawMessage) (RunStart, error)
-	// WriteRun stores w in one transaction: all of it, or nothing and an
-	// error.
-	WriteRun(ctx context.Context, k Key, w RunWrite) (RunWritten, error)
-}
-
 // Store is a whole backend. Implementations are safe for concurrent use.
 type Store interface {
 	Sessions
-	States
-	Transcript
-	EventLog
-	Leases
-	Inputs
+	Reads
 	Runs
+	Rescue
 	Agents
 	// Close releases the backend's resources.
 	Close() error

@@ -52,14 +52,20 @@ type entry struct {
 	msgIdx  map[string]int
 	events  []session.Event
 	lease   session.Lease
+	status  session.Status
 	inputs  []*input
 }
 
 type input struct {
 	session.Input
-	done       bool
-	claimOwner string
-	claimEpoch int64
+	done bool
+}
+
+// record is e's row as the store returns it (e.mu held).
+func (e *entry) record() session.Record {
+	r := copyRecord(e.rec)
+	r.Status, r.Lease = e.status, e.lease
+	return r
 }
 
 var _ session.Store = (*Store)(nil)
@@ -121,8 +127,9 @@ func (s *Store) CreateSession(ctx context.Context, ns session.NewSession) (sessi
 		return session.Record{}, fmt.Errorf("session %s: %w", rec.ID, session.ErrExists)
 	}
 	s.created++
-	s.sessions[rec.ID] = &entry{rec: rec, order: s.created, msgIdx: map[string]int{}}
-	return copyRecord(rec), nil
+	e := &entry{rec: rec, order: s.created, msgIdx: map[string]int{}, status: session.StatusIdle}
+	s.sessions[rec.ID] = e
+	return e.record(), nil
 }
 
 func (s *Store) GetSession(ctx context.Context, k session.Key) (session.Record, error) {
@@ -131,7 +138,7 @@ func (s *Store) GetSession(ctx context.Context, k session.Key) (session.Record, 
 		return session.Record{}, err
 	}
 	defer e.mu.Unlock()
-	return copyRecord(e.rec), nil
+	return e.record(), nil
 }
 
 func (s *Store) ListSessions(ctx context.Context, q session.ListQuery) ([]session.Record, int, error) {
@@ -150,7 +157,7 @@ func (s *Store) ListSessions(ctx context.Context, q session.ListQuery) ([]sessio
 	for _, e := range s.sessions {
 		e.mu.Lock()
 		if !e.deleted && e.rec.UserID == q.UserID && (q.AgentID == "" || e.rec.AgentID == q.AgentID) {
-			rows = append(rows, row{copyRecord(e.rec), e.order})
+			rows = append(rows, row{e.record(), e.order})
 		}
 		e.mu.Unlock()
 	}
@@ -189,7 +196,22 @@ func (s *Store) UpdateSession(ctx context.Context, k session.Key, p session.Patc
 		e.rec.Config = clone(p.Config)
 	}
 	e.rec.UpdatedAt = check.Time(s.now())
-	return copyRecord(e.rec), nil
+	return e.record(), nil
+}
+
+func (s *Store) FillStatus(ctx context.Context, k session.Key, st session.Status) error {
+	if err := check.Status(st); err != nil {
+		return err
+	}
+	e, err := s.lock(ctx, k)
+	if err != nil {
+		return err
+	}
+	defer e.mu.Unlock()
+	if e.status == session.StatusUnknown || (e.status == session.StatusRunning && e.lease.Owner == "") {
+		e.status = st
+	}
+	return nil
 }
 
 func (s *Store) DeleteSession(ctx context.Context, k session.Key) error {
@@ -216,44 +238,6 @@ func (s *Store) LoadState(ctx context.Context, k session.Key) (session.State, er
 	return session.State{JSON: clone(e.state.JSON), Version: e.state.Version}, nil
 }
 
-func (s *Store) SaveState(ctx context.Context, k session.Key, expected int64, st json.RawMessage) (int64, error) {
-	if err := check.JSON("state", st); err != nil {
-		return 0, err
-	}
-	e, err := s.lock(ctx, k)
-	if err != nil {
-		return 0, err
-	}
-	defer e.mu.Unlock()
-	if e.state.Version != expected {
-		return 0, fmt.Errorf("session %s: state is at version %d, not %d: %w", k.SessionID, e.state.Version, expected, session.ErrConflict)
-	}
-	e.state = session.State{JSON: clone(st), Version: expected + 1}
-	e.rec.UpdatedAt = check.Time(s.now())
-	return e.state.Version, nil
-}
-
-func (s *Store) UpsertMessages(ctx context.Context, k session.Key, msgs []session.Message) error {
-	if err := check.Messages(msgs); err != nil {
-		return err
-	}
-	e, err := s.lock(ctx, k)
-	if err != nil {
-		return err
-	}
-	defer e.mu.Unlock()
-	for _, m := range msgs {
-		m = session.Message{ID: m.ID, JSON: clone(m.JSON)}
-		if i, ok := e.msgIdx[m.ID]; ok {
-			e.msgs[i] = m
-			continue
-		}
-		e.msgIdx[m.ID] = len(e.msgs)
-		e.msgs = append(e.msgs, m)
-	}
-	return nil
-}
-
 func (s *Store) ListMessages(ctx context.Context, k session.Key, q session.MessageQuery) (session.MessagePage, error) {
 	if err := check.Limit(q.Limit); err != nil {
 		return session.MessagePage{}, err
@@ -277,22 +261,6 @@ func (s *Store) ListMessages(ctx context.Context, k session.Key, q session.Messa
 		page.Messages = append(page.Messages, session.Message{ID: m.ID, JSON: clone(m.JSON)})
 	}
 	return page, nil
-}
-
-func (s *Store) AppendEvents(ctx context.Context, k session.Key, events []json.RawMessage) (int64, error) {
-	if err := check.Events(events); err != nil {
-		return 0, err
-	}
-	e, err := s.lock(ctx, k)
-	if err != nil {
-		return 0, err
-	}
-	defer e.mu.Unlock()
-	first := int64(len(e.events)) + 1
-	for i, ev := range events {
-		e.events = append(e.events, session.Event{Seq: first + int64(i), JSON: clone(ev)})
-	}
-	return first, nil
 }
 
 func (s *Store) ReadEvents(ctx context.Context, k session.Key, after int64, limit int) ([]session.Event, error) {
@@ -321,77 +289,6 @@ func (s *Store) LastSeq(ctx context.Context, k session.Key) (int64, error) {
 	}
 	defer e.mu.Unlock()
 	return int64(len(e.events)), nil
-}
-
-func (s *Store) AcquireLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
-	if err := check.Lease(owner, ttl); err != nil {
-		return session.Lease{}, err
-	}
-	e, err := s.lock(ctx, k)
-	if err != nil {
-		return session.Lease{}, err
-	}
-	defer e.mu.Unlock()
-	if err := e.take(k, owner, ttl, s.now()); err != nil {
-		return session.Lease{}, err
-	}
-	return e.lease, nil
-}
-
-// take gives e's lease to owner until now+ttl, unless another owner holds
-// it (e.mu held); a new owner starts a new epoch.
-func (e *entry) take(k session.Key, owner string, ttl time.Duration, now time.Time) error {
-	now = check.Time(now)
-	if e.lease.Owner != owner {
-		if e.lease.Held(now) {
-			return check.Leased(k, e.lease)
-		}
-		e.lease.Owner = owner
-		e.lease.Epoch++
-	}
-	e.lease.Expires = check.Time(now.Add(ttl))
-	return nil
-}
-
-func (s *Store) RenewLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
-	if err := check.Lease(owner, ttl); err != nil {
-		return session.Lease{}, err
-	}
-	e, err := s.lock(ctx, k)
-	if err != nil {
-		return session.Lease{}, err
-	}
-	defer e.mu.Unlock()
-	if e.lease.Owner != owner {
-		return session.Lease{}, fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)
-	}
-	e.lease.Expires = check.Time(s.now().Add(ttl))
-	return e.lease, nil
-}
-
-func (s *Store) ReleaseLease(ctx context.Context, k session.Key, owner string) error {
-	if err := check.Owner(owner); err != nil {
-		return err
-	}
-	e, err := s.lock(ctx, k)
-	if err != nil {
-		return err
-	}
-	defer e.mu.Unlock()
-	if e.lease.Owner != owner {
-		return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)
-	}
-	e.lease.Owner, e.lease.Expires = "", time.Time{}
-	return nil
-}
-
-func (s *Store) GetLease(ctx context.Context, k session.Key) (session.Lease, error) {
-	e, err := s.lock(ctx, k)
-	if err != nil {
-		return session.Lease{}, err
-	}
-	defer e.mu.Unlock()
-	return e.lease, nil
 }
 
 func (s *Store) Recoverable(ctx context.Context, limit int) ([]session.Key, error) {
@@ -442,62 +339,6 @@ func pending(e *entry) int {
 	return n
 }
 
-func (s *Store) EnqueueInput(ctx context.Context, k session.Key, raw json.RawMessage) (session.Input, error) {
-	if err := check.JSON("input", raw); err != nil {
-		return session.Input{}, err
-	}
-	e, err := s.lock(ctx, k)
-	if err != nil {
-		return session.Input{}, err
-	}
-	defer e.mu.Unlock()
-	in := &input{Input: session.Input{ID: s.inputIDs.Add(1), JSON: clone(raw), CreatedAt: check.Time(s.now())}}
-	e.inputs = append(e.inputs, in)
-	out := in.Input
-	out.JSON = clone(raw)
-	return out, nil
-}
-
-func (s *Store) ClaimInput(ctx context.Context, k session.Key, owner string) (session.Input, error) {
-	if err := check.Owner(owner); err != nil {
-		return session.Input{}, err
-	}
-	e, err := s.lock(ctx, k)
-	if err != nil {
-		return session.Input{}, err
-	}
-	defer e.mu.Unlock()
-	if !e.lease.Held(check.Time(s.now())) || e.lease.Owner != owner {
-		return session.Input{}, fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)
-	}
-	for _, in := range e.inputs {
-		if in.done || (in.claimOwner == owner && in.claimEpoch == e.lease.Epoch) {
-			continue
-		}
-		in.claimOwner, in.claimEpoch = owner, e.lease.Epoch
-		in.Attempts++
-		out := in.Input
-		out.JSON = clone(in.JSON)
-		return out, nil
-	}
-	return session.Input{}, fmt.Errorf("session %s: %w", k.SessionID, session.ErrNoInput)
-}
-
-func (s *Store) CompleteInput(ctx context.Context, k session.Key, id int64) error {
-	e, err := s.lock(ctx, k)
-	if err != nil {
-		return err
-	}
-	defer e.mu.Unlock()
-	for _, in := range e.inputs {
-		if in.ID == id && !in.done && in.Attempts > 0 {
-			e.complete(in)
-			return nil
-		}
-	}
-	return fmt.Errorf("input %d: %w", id, session.ErrNotFound)
-}
-
 func (s *Store) PendingInputs(ctx context.Context, k session.Key) (int, error) {
 	e, err := s.lock(ctx, k)
 	if err != nil {
@@ -507,67 +348,9 @@ func (s *Store) PendingInputs(ctx context.Context, k session.Key) (int, error) {
 	return pending(e), nil
 }
 
-func (s *Store) StartRun(ctx context.Context, k session.Key, owner string, ttl time.Duration, raw json.RawMessage) (session.RunStart, error) {
-	if err := check.Lease(owner, ttl); err != nil {
-		return session.RunStart{}, err
-	}
-	if err := check.JSON("input", raw); err != nil {
-		return session.RunStart{}, err
-	}
-	e, err := s.lock(ctx, k)
-	if err != nil {
-		return session.RunStart{}, err
-	}
-	defer e.mu.Unlock()
-	now := check.Time(s.now())
-	if err := e.take(k, owner, ttl, now); err != nil {
-		return session.RunStart{}, err
-	}
-	rs := session.RunStart{Lease: e.lease, Pending: pending(e), State: session.State{JSON: clone(e.state.JSON), Version: e.state.Version}}
-	if rs.Pending > 0 {
-		return rs, nil
-	}
-	in := &input{Input: session.Input{ID: s.inputIDs.Add(1), JSON: clone(raw), CreatedAt: now, Attempts: 1}, claimOwner: owner, claimEpoch: e.lease.Epoch}
-	e.inputs = append(e.inputs, in)
-	rs.Input = in.Input
-	rs.Input.JSON = clone(raw)
-	return rs, nil
-}
-
-func (s *Store) WriteRun(ctx context.Context, k session.Key, w session.RunWrite) (session.RunWritten, error) {
-	if err := check.RunWrite(w); err != nil {
-		return session.RunWritten{}, err
-	}
-	e, err := s.lock(ctx, k)
-	if err != nil {
-		return session.RunWritten{}, err
-	}
-	defer e.mu.Unlock()
-	// Every part is checked before any is applied: all or nothing.
-	if w.State != nil && e.state.Version != w.StateVersion {
-		return session.RunWritten{}, fmt.Errorf("session %s: state is at version %d, not %d: %w", k.SessionID, e.state.Version, w.StateVersion, session.ErrConflict)
-	}
-	var done *input
-	if w.Done != 0 {
-		for _, in := range e.inputs {
-			if in.ID == w.Done && !in.done && in.Attempts > 0 {
-				done = in
-			}
-		}
-		if done == nil {
-			return session.RunWritten{}, fmt.Errorf("input %d: %w", w.Done, session.ErrNotFound)
-		}
-	}
-	if w.Release != "" && e.lease.Owner != w.Release {
-		return session.RunWritten{}, fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)
-	}
-	var out session.RunWritten
-	if w.State != nil {
-		e.state = session.State{JSON: clone(w.State), Version: w.StateVersion + 1}
-		e.rec.UpdatedAt = check.Time(s.now())
-		out.Version = e.state.Version
-	}
-	for _, m := range w.Messages {
+// upsert writes msgs into the transcript (e.mu held).
+func (e *entry) upsert(msgs []session.Message) {
+	for _, m := range msgs {
 		m = session.Message{ID: m.ID, JSON: clone(m.JSON)}
 		if i, ok := e.msgIdx[m.ID]; ok {
 			e.msgs[i] = m
@@ -576,17 +359,134 @@ func (s *Store) WriteRun(ctx context.Context, k session.Key, w session.RunWrite)
 		e.msgIdx[m.ID] = len(e.msgs)
 		e.msgs = append(e.msgs, m)
 	}
-	if len(w.Events) > 0 {
-		out.First = int64(len(e.events)) + 1
-		for i, ev := range w.Events {
-			e.events = append(e.events, session.Event{Seq: out.First + int64(i), JSON: clone(ev)})
+}
+
+// appendEvents appends to the log and returns the first sequence, 0 for
+// none (e.mu held).
+func (e *entry) appendEvents(events []json.RawMessage) int64 {
+	if len(events) == 0 {
+		return 0
+	}
+	first := int64(len(e.events)) + 1
+	for i, ev := range events {
+		e.events = append(e.events, session.Event{Seq: first + int64(i), JSON: clone(ev)})
+	}
+	return first
+}
+
+// held refuses a write of a run whose lease is not the session's (e.mu
+// held).
+func (e *entry) held(k session.Key, l session.Lease) error {
+	if e.lease.Owner != l.Owner || e.lease.Epoch != l.Epoch {
+		return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)
+	}
+	return nil
+}
+
+func (s *Store) BeginRun(ctx context.Context, k session.Key, b session.RunBegin) (session.Run, error) {
+	if err := check.RunBegin(b); err != nil {
+		return session.Run{}, err
+	}
+	e, err := s.lock(ctx, k)
+	if err != nil {
+		return session.Run{}, err
+	}
+	defer e.mu.Unlock()
+	now := check.Time(s.now())
+	if e.lease.Owner != b.Owner && e.lease.Held(now) {
+		return session.Run{}, check.Leased(k, e.lease)
+	}
+	e.lease = session.Lease{Owner: b.Owner, Expires: check.Time(now.Add(b.TTL)), Epoch: e.lease.Epoch + 1}
+	e.status = session.StatusRunning
+	run := session.Run{Lease: e.lease, State: session.State{JSON: clone(e.state.JSON), Version: e.state.Version}}
+	for _, in := range e.inputs {
+		if !in.done {
+			in.Attempts++
+			out := in.Input
+			out.JSON = clone(in.JSON)
+			run.Leftovers = append(run.Leftovers, out)
 		}
 	}
-	if done != nil {
-		e.complete(done)
+	if len(run.Leftovers) == 0 && b.Input != nil {
+		in := &input{Input: session.Input{ID: s.inputIDs.Add(1), JSON: clone(b.Input), CreatedAt: now, Attempts: 1}}
+		e.inputs = append(e.inputs, in)
+		run.Input = in.Input
+		run.Input.JSON = clone(b.Input)
 	}
-	if w.Release != "" {
-		e.lease.Owner, e.lease.Expires = "", time.Time{}
+	return run, nil
+}
+
+func (s *Store) AppendRun(ctx context.Context, k session.Key, l session.Lease, a session.RunAppend) (int64, error) {
+	if err := check.RunAppend(l, a); err != nil {
+		return 0, err
 	}
+	e, err := s.lock(ctx, k)
+	if err != nil {
+		return 0, err
+	}
+	defer e.mu.Unlock()
+	if err := e.held(k, l); err != nil {
+		return 0, err
+	}
+	e.upsert(a.Messages)
+	return e.appendEvents(a.Events), nil
+}
+
+func (s *Store) RenewRun(ctx context.Context, k session.Key, l session.Lease, ttl time.Duration) (session.Lease, error) {
+	if err := check.RunLease(l); err != nil {
+		return session.Lease{}, err
+	}
+	if err := check.TTL(ttl); err != nil {
+		return session.Lease{}, err
+	}
+	e, err := s.lock(ctx, k)
+	if err != nil {
+		return session.Lease{}, err
+	}
+	defer e.mu.Unlock()
+	if err := e.held(k, l); err != nil {
+		return session.Lease{}, err
+	}
+	e.lease.Expires = check.Time(s.now().Add(ttl))
+	return e.lease, nil
+}
+
+func (s *Store) FinishRun(ctx context.Context, k session.Key, l session.Lease, end session.RunEnd) (session.RunWritten, error) {
+	if err := check.RunEnd(l, end); err != nil {
+		return session.RunWritten{}, err
+	}
+	e, err := s.lock(ctx, k)
+	if err != nil {
+		return session.RunWritten{}, err
+	}
+	defer e.mu.Unlock()
+	// Every part is checked before any is applied: all or nothing.
+	if err := e.held(k, l); err != nil {
+		return session.RunWritten{}, err
+	}
+	if end.State != nil && e.state.Version != end.StateVersion {
+		return session.RunWritten{}, fmt.Errorf("session %s: state is at version %d, not %d: %w", k.SessionID, e.state.Version, end.StateVersion, session.ErrConflict)
+	}
+	done := make([]*input, 0, len(end.Done))
+	for _, id := range end.Done {
+		i := slices.IndexFunc(e.inputs, func(in *input) bool { return in.ID == id && !in.done && in.Attempts > 0 })
+		if i < 0 || slices.Contains(done, e.inputs[i]) {
+			return session.RunWritten{}, fmt.Errorf("input %d: %w", id, session.ErrNotFound)
+		}
+		done = append(done, e.inputs[i])
+	}
+	var out session.RunWritten
+	if end.State != nil {
+		e.state = session.State{JSON: clone(end.State), Version: end.StateVersion + 1}
+		e.rec.UpdatedAt = check.Time(s.now())
+		out.Version = e.state.Version
+	}
+	e.upsert(end.Messages)
+	out.First = e.appendEvents(end.Events)
+	for _, in := range done {
+		e.complete(in)
+	}
+	e.lease.Owner, e.lease.Expires = "", time.Time{}
+	e.status = end.Status
 	return out, nil
 }

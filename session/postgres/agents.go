@@ -8,20 +8,11 @@ import (
 
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/session/internal/check"
+	"github.com/agentscope-go/agentscope/session/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
-const agentCols = `id, user_id, config, created_at, updated_at`
-
-func scanAgent(row pgx.Row) (session.AgentRecord, error) {
-	var r session.AgentRecord
-	var cfg []byte
-	if err := row.Scan(&r.ID, &r.UserID, &cfg, &r.CreatedAt, &r.UpdatedAt); err != nil {
-		return session.AgentRecord{}, err
-	}
-	r.Config, r.CreatedAt, r.UpdatedAt = cfg, r.CreatedAt.UTC(), r.UpdatedAt.UTC()
-	return r, nil
-}
+var scanAgent = sqlstore.ScanAgent
 
 func agentNotFound(k session.AgentKey) error {
 	return fmt.Errorf("agent %s: %w", k.AgentID, session.ErrNotFound)
@@ -38,8 +29,7 @@ func (s *Store) CreateAgent(ctx context.Context, userID string, config json.RawM
 	if err != nil {
 		return session.AgentRecord{}, err
 	}
-	rec, err := scanAgent(s.pool.QueryRow(ctx, `INSERT INTO agents (id, user_id, config, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $4) RETURNING `+agentCols, s.ids.NewID(), userID, []byte(cfg), ts(s.now())))
+	rec, err := scanAgent(s.pool.QueryRow(ctx, d.Q.CreateAgent, s.ids.NewID(), userID, []byte(cfg), ts(s.now())))
 	if err != nil {
 		return session.AgentRecord{}, fail(ctx, fmt.Errorf("postgres: create agent: %w", err))
 	}
@@ -50,7 +40,7 @@ func (s *Store) GetAgent(ctx context.Context, k session.AgentKey) (session.Agent
 	if err := check.AgentBegin(ctx, k); err != nil {
 		return session.AgentRecord{}, err
 	}
-	rec, err := scanAgent(s.pool.QueryRow(ctx, `SELECT `+agentCols+` FROM agents WHERE id = $1 AND user_id = $2`, k.AgentID, k.UserID))
+	rec, err := scanAgent(s.pool.QueryRow(ctx, d.Q.GetAgent, k.AgentID, k.UserID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return session.AgentRecord{}, agentNotFound(k)
 	}
@@ -64,7 +54,7 @@ func (s *Store) ListAgents(ctx context.Context, userID string) ([]session.AgentR
 	if err := check.User(userID); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+agentCols+` FROM agents WHERE user_id = $1 ORDER BY n`, userID)
+	rows, err := s.pool.Query(ctx, d.Q.ListAgents, userID)
 	if err != nil {
 		return nil, fail(ctx, err)
 	}
@@ -87,7 +77,7 @@ func (s *Store) UpdateAgent(ctx context.Context, k session.AgentKey, config json
 	if err := check.JSON("agent config", config); err != nil {
 		return session.AgentRecord{}, err
 	}
-	rec, err := scanAgent(s.pool.QueryRow(ctx, `UPDATE agents SET config = $1, updated_at = $2 WHERE id = $3 AND user_id = $4 RETURNING `+agentCols,
+	rec, err := scanAgent(s.pool.QueryRow(ctx, d.Q.UpdateAgent,
 		[]byte(config), ts(s.now()), k.AgentID, k.UserID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return session.AgentRecord{}, agentNotFound(k)
@@ -100,7 +90,7 @@ func (s *Store) DeleteAgent(ctx context.Context, k session.AgentKey) error {
 		return err
 	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM agents WHERE id = $1 AND user_id = $2`, k.AgentID, k.UserID)
+		tag, err := tx.Exec(ctx, d.Q.DeleteAgent, k.AgentID, k.UserID)
 		if err != nil {
 			return err
 		}
@@ -111,7 +101,7 @@ func (s *Store) DeleteAgent(ctx context.Context, k session.AgentKey) error {
 		// out appenders in flight), then, in a later statement that sees
 		// what those appenders committed, their events, which have no
 		// foreign key to cascade.
-		rows, err := tx.Query(ctx, `DELETE FROM sessions WHERE user_id = $1 AND agent_id = $2 RETURNING n`, k.UserID, k.AgentID)
+		rows, err := tx.Query(ctx, d.Q.DeleteAgentSessions, k.UserID, k.AgentID)
 		if err != nil {
 			return err
 		}
@@ -135,18 +125,6 @@ func (s *Store) HeldBy(ctx context.Context, owner string, limit int) ([]session.
 	if err := check.Limit(limit); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT user_id, id FROM sessions WHERE lease_owner = $1 ORDER BY created_at, n LIMIT $2`, owner, limit)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	defer rows.Close()
-	var out []session.Key
-	for rows.Next() {
-		var k session.Key
-		if err := rows.Scan(&k.UserID, &k.SessionID); err != nil {
-			return nil, fail(ctx, err)
-		}
-		out = append(out, k)
-	}
-	return out, fail(ctx, rows.Err())
+	rows, err := s.pool.Query(ctx, d.Q.HeldBy, owner, limit)
+	return keys(ctx, rows, err)
 }

@@ -27,9 +27,9 @@ func ExampleOpen() {
 
 	rec, _ := a.CreateSession(ctx, session.NewSession{UserID: "alice", AgentID: "friday"})
 	k := session.Key{UserID: "alice", SessionID: rec.ID}
-	if _, err := a.AcquireLease(ctx, k, "replica-a", 30*time.Second); err != nil {
+	if _, err := a.BeginRun(ctx, k, session.RunBegin{Owner: "replica-a", TTL: 30 * time.Second}); err != nil {
 		panic(err)
 	}
-	_, err = b.AcquireLease(ctx, k, "replica-b", 30*time.Second)
+	_, err = b.BeginRun(ctx, k, session.RunBegin{Owner: "replica-b", TTL: 30 * time.Second})
 	fmt.Println(errors.Is(err, session.ErrLeased))
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -13,6 +12,7 @@ import (
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/session/internal/check"
 	"github.com/agentscope-go/agentscope/session/internal/migrate"
+	"github.com/agentscope-go/agentscope/session/internal/sqlstore"
 	"github.com/agentscope-go/agentscope/stamp"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -154,47 +154,30 @@ func fail(ctx context.Context, err error) error {
 	return err
 }
 
-func notFound(k session.Key) error {
-	return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotFound)
-}
+// d is the shared SQL, in PostgreSQL's words.
+var d = sqlstore.Postgres
 
 func ts(t time.Time) time.Time { return check.Time(t) }
 
 // querier is the pool or a transaction.
 type querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
-func exists(ctx context.Context, q querier, k session.Key) (bool, error) {
-	var ok bool
-	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2)`, k.SessionID, k.UserID).Scan(&ok)
-	return ok, err
 }
 
 // orNotFound turns "no row matched" into ErrNotFound when the session is
 // missing, and into other otherwise.
 func orNotFound(ctx context.Context, q querier, k session.Key, other error) error {
-	ok, err := exists(ctx, q, k)
+	var n int64
+	err := q.QueryRow(ctx, d.Q.SessionN, k.SessionID, k.UserID).Scan(&n)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sqlstore.NotFound(k)
+	}
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return notFound(k)
-	}
 	return other
-}
-
-const recordCols = `id, user_id, agent_id, name, config, created_at, updated_at`
-
-func scanRecord(row pgx.Row) (session.Record, error) {
-	var r session.Record
-	var cfg []byte
-	if err := row.Scan(&r.ID, &r.UserID, &r.AgentID, &r.Name, &cfg, &r.CreatedAt, &r.UpdatedAt); err != nil {
-		return session.Record{}, err
-	}
-	r.Config, r.CreatedAt, r.UpdatedAt = cfg, r.CreatedAt.UTC(), r.UpdatedAt.UTC()
-	return r, nil
 }
 
 func (s *Store) CreateSession(ctx context.Context, ns session.NewSession) (session.Record, error) {
@@ -207,8 +190,8 @@ func (s *Store) CreateSession(ctx context.Context, ns session.NewSession) (sessi
 	}
 	now := ts(s.now())
 	id := cmp.Or(ns.ID, s.ids.NewID())
-	rec, err := scanRecord(s.pool.QueryRow(ctx, `INSERT INTO sessions (id, user_id, agent_id, name, config, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO NOTHING RETURNING `+recordCols,
+	rec, err := sqlstore.ScanRecord(s.pool.QueryRow(ctx, `INSERT INTO sessions (id, user_id, agent_id, name, config, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO NOTHING RETURNING `+sqlstore.RecordCols,
 		id, ns.UserID, ns.AgentID, ns.Name, []byte(cfg), now))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return session.Record{}, fmt.Errorf("session %s: %w", id, session.ErrExists)
@@ -223,9 +206,9 @@ func (s *Store) GetSession(ctx context.Context, k session.Key) (session.Record, 
 	if err := check.Begin(ctx, k); err != nil {
 		return session.Record{}, err
 	}
-	rec, err := scanRecord(s.pool.QueryRow(ctx, `SELECT `+recordCols+` FROM sessions WHERE id = $1 AND user_id = $2`, k.SessionID, k.UserID))
+	rec, err := sqlstore.ScanRecord(s.pool.QueryRow(ctx, d.Q.GetSession, k.SessionID, k.UserID))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return session.Record{}, notFound(k)
+		return session.Record{}, sqlstore.NotFound(k)
 	}
 	return rec, fail(ctx, err)
 }
@@ -237,14 +220,11 @@ func (s *Store) ListSessions(ctx context.Context, q session.ListQuery) ([]sessio
 	if err := check.List(q); err != nil {
 		return nil, 0, err
 	}
-	var limit *int
+	limit := d.NoLimit()
 	if q.Limit > 0 {
-		limit = &q.Limit
+		limit = q.Limit
 	}
-	// One statement, so the page and the total agree.
-	rows, err := s.pool.Query(ctx, `SELECT `+recordCols+`, count(*) OVER () FROM sessions
-		WHERE user_id = $1 AND ($2 = '' OR agent_id = $2)
-		ORDER BY created_at DESC, n DESC LIMIT $3 OFFSET $4`, q.UserID, q.AgentID, limit, q.Offset)
+	rows, err := s.pool.Query(ctx, d.Q.ListSessions, q.UserID, q.AgentID, limit, q.Offset)
 	if err != nil {
 		return nil, 0, fail(ctx, err)
 	}
@@ -252,21 +232,17 @@ func (s *Store) ListSessions(ctx context.Context, q session.ListQuery) ([]sessio
 	var out []session.Record
 	total := -1
 	for rows.Next() {
-		var r session.Record
-		var cfg []byte
-		if err := rows.Scan(&r.ID, &r.UserID, &r.AgentID, &r.Name, &cfg, &r.CreatedAt, &r.UpdatedAt, &total); err != nil {
+		r, err := sqlstore.ScanRecord(rows, &total)
+		if err != nil {
 			return nil, 0, fail(ctx, err)
 		}
-		r.Config, r.CreatedAt, r.UpdatedAt = cfg, r.CreatedAt.UTC(), r.UpdatedAt.UTC()
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, fail(ctx, err)
 	}
 	if total < 0 { // an empty page (or an offset past the end) carries no count
-		err := s.pool.QueryRow(ctx, `SELECT count(*) FROM sessions WHERE user_id = $1 AND ($2 = '' OR agent_id = $2)`,
-			q.UserID, q.AgentID).Scan(&total)
-		if err != nil {
+		if err := s.pool.QueryRow(ctx, d.Q.CountSessions, q.UserID, q.AgentID).Scan(&total); err != nil {
 			return nil, 0, fail(ctx, err)
 		}
 	}
@@ -284,10 +260,9 @@ func (s *Store) UpdateSession(ctx context.Context, k session.Key, p session.Patc
 	if p.Config != nil {
 		cfg = p.Config
 	}
-	rec, err := scanRecord(s.pool.QueryRow(ctx, `UPDATE sessions SET name = coalesce($1, name), config = coalesce($2, config), updated_at = $3
-		WHERE id = $4 AND user_id = $5 RETURNING `+recordCols, p.Name, cfg, ts(s.now()), k.SessionID, k.UserID))
+	rec, err := sqlstore.ScanRecord(s.pool.QueryRow(ctx, d.Q.UpdateSession, p.Name, cfg, ts(s.now()), k.SessionID, k.UserID))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return session.Record{}, notFound(k)
+		return session.Record{}, sqlstore.NotFound(k)
 	}
 	return rec, fail(ctx, err)
 }
@@ -301,9 +276,9 @@ func (s *Store) DeleteSession(ctx context.Context, k session.Key) error {
 	// are all there will be (events have no foreign key to cascade).
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var n int64
-		err := tx.QueryRow(ctx, `DELETE FROM sessions WHERE id = $1 AND user_id = $2 RETURNING n`, k.SessionID, k.UserID).Scan(&n)
+		err := tx.QueryRow(ctx, d.Q.DeleteSession, k.SessionID, k.UserID).Scan(&n)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound(k)
+			return sqlstore.NotFound(k)
 		}
 		if err != nil {
 			return err
@@ -314,16 +289,32 @@ func (s *Store) DeleteSession(ctx context.Context, k session.Key) error {
 	return fail(ctx, err)
 }
 
+func (s *Store) FillStatus(ctx context.Context, k session.Key, st session.Status) error {
+	if err := check.Begin(ctx, k); err != nil {
+		return err
+	}
+	if err := check.Status(st); err != nil {
+		return err
+	}
+	tag, err := s.pool.Exec(ctx, d.Q.FillStatus, k.SessionID, k.UserID, string(st))
+	if err != nil {
+		return fail(ctx, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fail(ctx, orNotFound(ctx, s.pool, k, nil))
+	}
+	return nil
+}
+
 func (s *Store) LoadState(ctx context.Context, k session.Key) (session.State, error) {
 	if err := check.Begin(ctx, k); err != nil {
 		return session.State{}, err
 	}
 	var version *int64
 	var data []byte
-	err := s.pool.QueryRow(ctx, `SELECT st.version, st.data FROM sessions s LEFT JOIN states st ON st.session_n = s.n
-		WHERE s.id = $1 AND s.user_id = $2`, k.SessionID, k.UserID).Scan(&version, &data)
+	err := s.pool.QueryRow(ctx, d.Q.LoadState, k.SessionID, k.UserID).Scan(&version, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return session.State{}, notFound(k)
+		return session.State{}, sqlstore.NotFound(k)
 	}
 	if err != nil {
 		return session.State{}, fail(ctx, err)
@@ -335,93 +326,6 @@ func (s *Store) LoadState(ctx context.Context, k session.Key) (session.State, er
 	return st, nil
 }
 
-func (s *Store) SaveState(ctx context.Context, k session.Key, expected int64, st json.RawMessage) (int64, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return 0, err
-	}
-	if err := check.JSON("state", st); err != nil {
-		return 0, err
-	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return s.saveStateTx(ctx, tx, k, expected, st) })
-	if err != nil {
-		return 0, fail(ctx, err)
-	}
-	return expected + 1, nil
-}
-
-func (s *Store) saveStateTx(ctx context.Context, tx querier, k session.Key, expected int64, st json.RawMessage) error {
-	// Updating the session row first also locks it: concurrent saves
-	// of one session queue here.
-	var n int64
-	err := tx.QueryRow(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2 AND user_id = $3 RETURNING n`,
-		ts(s.now()), k.SessionID, k.UserID).Scan(&n)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return notFound(k)
-	}
-	if err != nil {
-		return err
-	}
-	var sql string
-	if expected == 0 {
-		sql = `INSERT INTO states (session_n, version, data) VALUES ($1, 1, $2) ON CONFLICT DO NOTHING`
-	} else {
-		sql = `UPDATE states SET version = version + 1, data = $2 WHERE session_n = $1 AND version = $3`
-	}
-	args := []any{n, []byte(st)}
-	if expected != 0 {
-		args = append(args, expected)
-	}
-	tag, err := tx.Exec(ctx, sql, args...)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("session %s: state is no longer at version %d: %w", k.SessionID, expected, session.ErrConflict)
-	}
-	return nil
-}
-
-func (s *Store) UpsertMessages(ctx context.Context, k session.Key, msgs []session.Message) error {
-	if err := check.Begin(ctx, k); err != nil {
-		return err
-	}
-	if err := check.Messages(msgs); err != nil {
-		return err
-	}
-	return fail(ctx, upsertQ(ctx, s.pool, k, msgs))
-}
-
-func upsertQ(ctx context.Context, q querier, k session.Key, msgs []session.Message) error {
-	// One INSERT … ON CONFLICT may not touch a row twice: fold repeated
-	// ids first (the last JSON wins, at the first one's place), as a
-	// sequence of single upserts would.
-	ids := make([]string, 0, len(msgs))
-	data := make([][]byte, 0, len(msgs))
-	at := make(map[string]int, len(msgs))
-	for _, m := range msgs {
-		if i, ok := at[m.ID]; ok {
-			data[i] = m.JSON
-			continue
-		}
-		at[m.ID] = len(ids)
-		ids, data = append(ids, m.ID), append(data, m.JSON)
-	}
-	tag, err := q.Exec(ctx, `WITH s AS (
-			UPDATE sessions SET last_pos = last_pos + cardinality($3::text[]) WHERE id = $1 AND user_id = $2 RETURNING n, last_pos)
-		INSERT INTO messages (session_n, msg_id, pos, data)
-		SELECT s.n, m.id, s.last_pos - cardinality($3::text[]) + m.ord, m.data
-		FROM s, unnest($3::text[], $4::bytea[]) WITH ORDINALITY AS m (id, data, ord)
-		ON CONFLICT (session_n, msg_id) DO UPDATE SET data = excluded.data`,
-		k.SessionID, k.UserID, ids, data)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound(k)
-	}
-	return nil
-}
-
 func (s *Store) ListMessages(ctx context.Context, k session.Key, q session.MessageQuery) (session.MessagePage, error) {
 	if err := check.Begin(ctx, k); err != nil {
 		return session.MessagePage{}, err
@@ -431,10 +335,9 @@ func (s *Store) ListMessages(ctx context.Context, k session.Key, q session.Messa
 	}
 	var n int64
 	var before *int64
-	err := s.pool.QueryRow(ctx, `SELECT s.n, (SELECT pos FROM messages m WHERE m.session_n = s.n AND m.msg_id = $3)
-		FROM sessions s WHERE s.id = $1 AND s.user_id = $2`, k.SessionID, k.UserID, q.Before).Scan(&n, &before)
+	err := s.pool.QueryRow(ctx, d.Q.MessagePos, k.SessionID, k.UserID, q.Before).Scan(&n, &before)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return session.MessagePage{}, notFound(k)
+		return session.MessagePage{}, sqlstore.NotFound(k)
 	}
 	if err != nil {
 		return session.MessagePage{}, fail(ctx, err)
@@ -446,8 +349,7 @@ func (s *Store) ListMessages(ctx context.Context, k session.Key, q session.Messa
 		}
 		bound = *before
 	}
-	rows, err := s.pool.Query(ctx, `SELECT msg_id, data FROM messages WHERE session_n = $1 AND pos < $2 ORDER BY pos DESC LIMIT $3`,
-		n, bound, q.Limit+1)
+	rows, err := s.pool.Query(ctx, d.Q.ListMessages, n, bound, q.Limit+1)
 	if err != nil {
 		return session.MessagePage{}, fail(ctx, err)
 	}
@@ -468,43 +370,6 @@ func (s *Store) ListMessages(ctx context.Context, k session.Key, q session.Messa
 	return check.Page(page.Messages, q.Limit), nil
 }
 
-func (s *Store) AppendEvents(ctx context.Context, k session.Key, events []json.RawMessage) (int64, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return 0, err
-	}
-	if err := check.Events(events); err != nil {
-		return 0, err
-	}
-	first, err := appendQ(ctx, s.pool, k, events)
-	if err != nil {
-		return 0, fail(ctx, err)
-	}
-	return first, nil
-}
-
-func appendQ(ctx context.Context, q querier, k session.Key, events []json.RawMessage) (int64, error) {
-	data := make([][]byte, len(events))
-	for i, e := range events {
-		data[i] = e
-	}
-	// One statement, one round trip: the UPDATE takes the session row's
-	// lock and moves its counter, the INSERT writes the batch at the
-	// sequences it reserved, and both commit or neither. Concurrent
-	// appenders queue on the row lock, so sequences have no gap.
-	var first int64
-	err := q.QueryRow(ctx, `WITH s AS (
-			UPDATE sessions SET last_seq = last_seq + cardinality($3::bytea[]) WHERE id = $1 AND user_id = $2 RETURNING n, last_seq),
-		ins AS (
-			INSERT INTO events (session_n, seq, data)
-			SELECT s.n, s.last_seq - cardinality($3::bytea[]) + e.ord, e.data
-			FROM s, unnest($3::bytea[]) WITH ORDINALITY AS e (data, ord))
-		SELECT last_seq - cardinality($3::bytea[]) + 1 FROM s`, k.SessionID, k.UserID, data).Scan(&first)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, notFound(k)
-	}
-	return first, err
-}
-
 func (s *Store) ReadEvents(ctx context.Context, k session.Key, after int64, limit int) ([]session.Event, error) {
 	if err := check.Begin(ctx, k); err != nil {
 		return nil, err
@@ -512,9 +377,7 @@ func (s *Store) ReadEvents(ctx context.Context, k session.Key, after int64, limi
 	if err := check.Limit(limit); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT seq, data FROM events
-		WHERE session_n = (SELECT n FROM sessions WHERE id = $1 AND user_id = $2) AND seq > $3 ORDER BY seq LIMIT $4`,
-		k.SessionID, k.UserID, after, limit)
+	rows, err := s.pool.Query(ctx, d.Q.ReadEvents, k.SessionID, k.UserID, after, limit)
 	if err != nil {
 		return nil, fail(ctx, err)
 	}
@@ -545,121 +408,27 @@ func (s *Store) LastSeq(ctx context.Context, k session.Key) (int64, error) {
 		return 0, err
 	}
 	var last int64
-	err := s.pool.QueryRow(ctx, `SELECT last_seq FROM sessions WHERE id = $1 AND user_id = $2`, k.SessionID, k.UserID).Scan(&last)
+	err := s.pool.QueryRow(ctx, d.Q.LastSeq, k.SessionID, k.UserID).Scan(&last)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, notFound(k)
+		return 0, sqlstore.NotFound(k)
 	}
 	return last, fail(ctx, err)
 }
 
-const leaseCols = `lease_owner, lease_expires, lease_epoch`
-
-func scanLease(row pgx.Row) (session.Lease, error) {
-	var l session.Lease
-	var exp *time.Time
-	if err := row.Scan(&l.Owner, &exp, &l.Epoch); err != nil {
-		return session.Lease{}, err
-	}
-	if exp != nil {
-		l.Expires = exp.UTC()
-	}
-	return l, nil
-}
-
-func (s *Store) AcquireLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
+func (s *Store) PendingInputs(ctx context.Context, k session.Key) (int, error) {
 	if err := check.Begin(ctx, k); err != nil {
-		return session.Lease{}, err
+		return 0, err
 	}
-	if err := check.Lease(owner, ttl); err != nil {
-		return session.Lease{}, err
-	}
-	now := s.now()
-	// The claim is this one UPDATE: it matches only a lease that is free,
-	// expired or the caller's, and the row lock makes concurrent claims
-	// take turns, each seeing the one before.
-	l, err := scanLease(s.pool.QueryRow(ctx, qClaimLease+` RETURNING `+leaseCols, owner, ts(now.Add(ttl)), k.SessionID, k.UserID, ts(now)))
+	var c int
+	err := s.pool.QueryRow(ctx, d.Q.PendingInputs, k.SessionID, k.UserID).Scan(&c)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return session.Lease{}, s.leased(ctx, k)
+		return 0, sqlstore.NotFound(k)
 	}
-	return l, fail(ctx, err)
+	return c, fail(ctx, err)
 }
 
-// qClaimLease takes session $3 of user $4 for owner $1 until $2 when its
-// lease is free, expired at $5 or already $1's; a new owner starts a new
-// epoch. No row: another owner holds it (or no such session).
-const qClaimLease = `UPDATE sessions SET
-		lease_epoch = lease_epoch + (lease_owner <> $1)::int, lease_owner = $1, lease_expires = $2
-	WHERE id = $3 AND user_id = $4 AND (lease_owner = $1 OR lease_owner = '' OR lease_expires <= $5)`
-
-// leased is the error of a claim that took no row: ErrLeased naming the
-// holder, or the session's lookup error.
-func (s *Store) leased(ctx context.Context, k session.Key) error {
-	cur, err := s.GetLease(ctx, k)
-	if err != nil {
-		return err
-	}
-	return check.Leased(k, cur)
-}
-
-func (s *Store) RenewLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.Lease{}, err
-	}
-	if err := check.Lease(owner, ttl); err != nil {
-		return session.Lease{}, err
-	}
-	l, err := scanLease(s.pool.QueryRow(ctx, `UPDATE sessions SET lease_expires = $1 WHERE id = $2 AND user_id = $3 AND lease_owner = $4
-		RETURNING `+leaseCols, ts(s.now().Add(ttl)), k.SessionID, k.UserID, owner))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return session.Lease{}, fail(ctx, orNotFound(ctx, s.pool, k, fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)))
-	}
-	return l, fail(ctx, err)
-}
-
-func (s *Store) ReleaseLease(ctx context.Context, k session.Key, owner string) error {
-	if err := check.Begin(ctx, k); err != nil {
-		return err
-	}
-	if err := check.Owner(owner); err != nil {
-		return err
-	}
-	return fail(ctx, releaseQ(ctx, s.pool, k, owner))
-}
-
-func releaseQ(ctx context.Context, q querier, k session.Key, owner string) error {
-	tag, err := q.Exec(ctx, `UPDATE sessions SET lease_owner = '', lease_expires = NULL WHERE id = $1 AND user_id = $2 AND lease_owner = $3`,
-		k.SessionID, k.UserID, owner)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return orNotFound(ctx, q, k, fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld))
-	}
-	return nil
-}
-
-func (s *Store) GetLease(ctx context.Context, k session.Key) (session.Lease, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.Lease{}, err
-	}
-	l, err := scanLease(s.pool.QueryRow(ctx, `SELECT `+leaseCols+` FROM sessions WHERE id = $1 AND user_id = $2`, k.SessionID, k.UserID))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return session.Lease{}, notFound(k)
-	}
-	return l, fail(ctx, err)
-}
-
-func (s *Store) Recoverable(ctx context.Context, limit int) ([]session.Key, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := check.Limit(limit); err != nil {
-		return nil, err
-	}
-	rows, err := s.pool.Query(ctx, `SELECT user_id, id FROM sessions s
-		WHERE NOT (lease_owner <> '' AND lease_expires > $1)
-		  AND (lease_owner <> '' OR EXISTS (SELECT 1 FROM inputs i WHERE i.session_n = s.n AND NOT i.done))
-		ORDER BY created_at, n LIMIT $2`, ts(s.now()), limit)
+// keys reads (user, id) rows.
+func keys(ctx context.Context, rows pgx.Rows, err error) ([]session.Key, error) {
 	if err != nil {
 		return nil, fail(ctx, err)
 	}
@@ -675,106 +444,13 @@ func (s *Store) Recoverable(ctx context.Context, limit int) ([]session.Key, erro
 	return out, fail(ctx, rows.Err())
 }
 
-const inputCols = `id, data, created_at, attempts`
-
-func scanInput(row pgx.Row) (session.Input, error) {
-	var in session.Input
-	var data []byte
-	if err := row.Scan(&in.ID, &data, &in.CreatedAt, &in.Attempts); err != nil {
-		return session.Input{}, err
+func (s *Store) Recoverable(ctx context.Context, limit int) ([]session.Key, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	in.JSON, in.CreatedAt = data, in.CreatedAt.UTC()
-	return in, nil
-}
-
-func (s *Store) EnqueueInput(ctx context.Context, k session.Key, raw json.RawMessage) (session.Input, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.Input{}, err
+	if err := check.Limit(limit); err != nil {
+		return nil, err
 	}
-	if err := check.JSON("input", raw); err != nil {
-		return session.Input{}, err
-	}
-	in, err := scanInput(s.pool.QueryRow(ctx, `INSERT INTO inputs (session_n, data, created_at)
-		SELECT n, $3, $4 FROM sessions WHERE id = $1 AND user_id = $2 RETURNING `+inputCols,
-		k.SessionID, k.UserID, []byte(raw), ts(s.now())))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return session.Input{}, notFound(k)
-	}
-	return in, fail(ctx, err)
-}
-
-func (s *Store) ClaimInput(ctx context.Context, k session.Key, owner string) (session.Input, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.Input{}, err
-	}
-	if err := check.Owner(owner); err != nil {
-		return session.Input{}, err
-	}
-	var in session.Input
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		// FOR UPDATE holds the lease still (a takeover updates this row)
-		// and makes claims of one session take turns.
-		var n int64
-		var l session.Lease
-		var exp *time.Time
-		err := tx.QueryRow(ctx, `SELECT n, `+leaseCols+` FROM sessions WHERE id = $1 AND user_id = $2 FOR UPDATE`,
-			k.SessionID, k.UserID).Scan(&n, &l.Owner, &exp, &l.Epoch)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound(k)
-		}
-		if err != nil {
-			return err
-		}
-		if exp != nil {
-			l.Expires = *exp
-		}
-		if l.Owner != owner || !l.Held(ts(s.now())) {
-			return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)
-		}
-		in, err = scanInput(tx.QueryRow(ctx, `UPDATE inputs SET attempts = attempts + 1, claim_owner = $1, claim_epoch = $2
-			WHERE id = (SELECT id FROM inputs WHERE session_n = $3 AND NOT done AND NOT (claim_owner = $1 AND claim_epoch = $2)
-				ORDER BY id LIMIT 1)
-			RETURNING `+inputCols, owner, l.Epoch, n))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNoInput)
-		}
-		return err
-	})
-	if err != nil {
-		return session.Input{}, fail(ctx, err)
-	}
-	return in, nil
-}
-
-func (s *Store) CompleteInput(ctx context.Context, k session.Key, id int64) error {
-	if err := check.Begin(ctx, k); err != nil {
-		return err
-	}
-	return fail(ctx, completeQ(ctx, s.pool, k, id))
-}
-
-func completeQ(ctx context.Context, q querier, k session.Key, id int64) error {
-	tag, err := q.Exec(ctx, `UPDATE inputs SET done = true
-		WHERE id = $3 AND session_n = (SELECT n FROM sessions WHERE id = $1 AND user_id = $2) AND NOT done AND attempts > 0`,
-		k.SessionID, k.UserID, id)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return orNotFound(ctx, q, k, fmt.Errorf("input %d: %w", id, session.ErrNotFound))
-	}
-	return nil
-}
-
-func (s *Store) PendingInputs(ctx context.Context, k session.Key) (int, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return 0, err
-	}
-	var c int
-	err := s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM inputs i WHERE i.session_n = s.n AND NOT i.done)
-		FROM sessions s WHERE s.id = $1 AND s.user_id = $2`, k.SessionID, k.UserID).Scan(&c)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, notFound(k)
-	}
-	return c, fail(ctx, err)
+	rows, err := s.pool.Query(ctx, d.Q.Recoverable, ts(s.now()), limit)
+	return keys(ctx, rows, err)
 }

@@ -128,24 +128,17 @@ func testDeleteAgent(t *testing.T, e *env) {
 
 func testHeldBy(t *testing.T, e *env) {
 	live := e.create(t, "u1", "a1") // held by me, not expired
-	_, err := e.s.AcquireLease(e.ctx, live, "me", time.Hour)
-	must(t, "AcquireLease", err)
+	e.begin(t, live, "me", time.Hour, "")
 	expired := e.create(t, "u2", "a1") // held by me, expired, never released
-	_, err = e.s.AcquireLease(e.ctx, expired, "me", time.Second)
-	must(t, "AcquireLease", err)
+	e.begin(t, expired, "me", time.Second, "")
 	released := e.create(t, "u1", "a1") // mine once, released
-	_, err = e.s.AcquireLease(e.ctx, released, "me", time.Hour)
-	must(t, "AcquireLease", err)
-	must(t, "ReleaseLease", e.s.ReleaseLease(e.ctx, released, "me"))
+	e.finish(t, released, e.begin(t, released, "me", time.Hour, "").Lease)
 	theirs := e.create(t, "u1", "a1") // another owner's
-	_, err = e.s.AcquireLease(e.ctx, theirs, "other", time.Hour)
-	must(t, "AcquireLease", err)
+	e.begin(t, theirs, "other", time.Hour, "")
 	takenOver := e.create(t, "u1", "a1") // mine, expired, then taken by another
-	_, err = e.s.AcquireLease(e.ctx, takenOver, "me", time.Second)
-	must(t, "AcquireLease", err)
+	e.begin(t, takenOver, "me", time.Second, "")
 	e.clock.Advance(2 * time.Second)
-	_, err = e.s.AcquireLease(e.ctx, takenOver, "other", time.Hour)
-	must(t, "AcquireLease by the next owner", err)
+	e.begin(t, takenOver, "other", time.Hour, "")
 	e.create(t, "u1", "a1") // never leased
 
 	keys, err := e.s.HeldBy(e.ctx, "me", 10)

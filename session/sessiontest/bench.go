@@ -13,20 +13,23 @@ import (
 // Bench measures the store's hot paths on the backend open returns (a
 // fresh store for each benchmark):
 //
-//   - AppendEvents/batch=N: one transaction of N events of about 200
+//   - AppendEvents/batch=N: one AppendRun of N events of about 200
 //     bytes, the shape of a streamed text delta; reports events/s;
 //   - ReadEvents: 100 events after a sequence in a log of 10,000 (an SSE
 //     replay page);
-//   - State: SaveState then LoadState of a state of 50 messages (~25 KB);
-//   - Lease: AcquireLease then ReleaseLease;
+//   - State: a run that saves a state of 50 messages (~25 KB), BeginRun
+//     (which reads it back) then FinishRun;
+//   - Lease: BeginRun then FinishRun with nothing to write;
 //   - Run: the store's part of one short run as the server makes it:
-//     StartRun, the first WriteRun (input message and first event) and the
-//     last (state, reply, last event, input done, lease freed).
+//     BeginRun, the first AppendRun (input message and first event) and
+//     FinishRun (state, reply, last event, input done, status, lease
+//     freed).
 func Bench(b *testing.B, open func(b *testing.B) session.Store) {
 	for _, n := range []int{1, 64, 512} {
 		b.Run(fmt.Sprintf("AppendEvents/batch=%d", n), func(b *testing.B) {
 			s := open(b)
 			k := benchSession(b, s)
+			l := benchLease(b, s, k)
 			batch := make([]json.RawMessage, n)
 			for i := range batch {
 				batch[i] = deltaEvent(i)
@@ -34,7 +37,7 @@ func Bench(b *testing.B, open func(b *testing.B) session.Store) {
 			b.SetBytes(int64(n * len(batch[0])))
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := s.AppendEvents(b.Context(), k, batch); err != nil {
+				if _, err := s.AppendRun(b.Context(), k, l, session.RunAppend{Events: batch}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -49,8 +52,9 @@ func Bench(b *testing.B, open func(b *testing.B) session.Store) {
 		for i := range batch {
 			batch[i] = deltaEvent(i)
 		}
+		l := benchLease(b, s, k)
 		for range total / len(batch) {
-			if _, err := s.AppendEvents(b.Context(), k, batch); err != nil {
+			if _, err := s.AppendRun(b.Context(), k, l, session.RunAppend{Events: batch}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -70,15 +74,16 @@ func Bench(b *testing.B, open func(b *testing.B) session.Store) {
 		k := benchSession(b, s)
 		st := stateOf(50)
 		b.SetBytes(int64(len(st)))
-		var v int64
 		for b.Loop() {
-			var err error
-			if v, err = s.SaveState(b.Context(), k, v, st); err != nil {
+			r, err := s.BeginRun(b.Context(), k, session.RunBegin{Owner: "bench", TTL: time.Minute})
+			if err != nil {
 				b.Fatal(err)
 			}
-			got, err := s.LoadState(b.Context(), k)
-			if err != nil || got.Version != v {
-				b.Fatalf("load: v%d, %v", got.Version, err)
+			if r.State.Version > 0 && len(r.State.JSON) != len(st) {
+				b.Fatalf("read back %d bytes", len(r.State.JSON))
+			}
+			if _, err := s.FinishRun(b.Context(), k, r.Lease, session.RunEnd{State: st, StateVersion: r.State.Version, Status: session.StatusIdle}); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})
@@ -86,10 +91,11 @@ func Bench(b *testing.B, open func(b *testing.B) session.Store) {
 		s := open(b)
 		k := benchSession(b, s)
 		for b.Loop() {
-			if _, err := s.AcquireLease(b.Context(), k, "bench", time.Minute); err != nil {
+			r, err := s.BeginRun(b.Context(), k, session.RunBegin{Owner: "bench", TTL: time.Minute})
+			if err != nil {
 				b.Fatal(err)
 			}
-			if err := s.ReleaseLease(b.Context(), k, "bench"); err != nil {
+			if _, err := s.FinishRun(b.Context(), k, r.Lease, session.RunEnd{Status: session.StatusIdle}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -101,20 +107,30 @@ func Bench(b *testing.B, open func(b *testing.B) session.Store) {
 		user := []session.Message{{ID: "u", JSON: input[1 : len(input)-1]}}
 		state := stateOf(2)
 		for b.Loop() {
-			rs, err := s.StartRun(b.Context(), k, "bench", time.Minute, input)
+			rs, err := s.BeginRun(b.Context(), k, session.RunBegin{Owner: "bench", TTL: time.Minute, Input: input})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := s.WriteRun(b.Context(), k, session.RunWrite{Messages: user, Events: []json.RawMessage{deltaEvent(0)}}); err != nil {
+			if _, err := s.AppendRun(b.Context(), k, rs.Lease, session.RunAppend{Messages: user, Events: []json.RawMessage{deltaEvent(0)}}); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := s.WriteRun(b.Context(), k, session.RunWrite{State: state, StateVersion: rs.State.Version,
+			if _, err := s.FinishRun(b.Context(), k, rs.Lease, session.RunEnd{State: state, StateVersion: rs.State.Version,
 				Messages: []session.Message{{ID: "r", JSON: deltaEvent(1)}}, Events: []json.RawMessage{deltaEvent(2)},
-				Done: rs.Input.ID, Release: "bench"}); err != nil {
+				Done: []int64{rs.Input.ID}, Status: session.StatusIdle}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
+}
+
+// benchLease begins a run on k, for the benchmarks that write under one.
+func benchLease(b *testing.B, s session.Store, k session.Key) session.Lease {
+	b.Helper()
+	r, err := s.BeginRun(b.Context(), k, session.RunBegin{Owner: "bench", TTL: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r.Lease
 }
 
 func benchSession(b *testing.B, s session.Store) session.Key {

@@ -43,6 +43,8 @@ func Run(t *testing.T, open New) {
 		{"Inputs", testInputs},
 		{"Runs", testRuns},
 		{"RunWriteAtomic", testRunWriteAtomic},
+		{"Status", testStatus},
+		{"CrashMidRun", testCrashMidRun},
 		{"Recoverable", testRecoverable},
 		{"DeleteCascade", testDelete},
 		{"CallerBuffers", testBuffers},
@@ -73,6 +75,67 @@ func (e *env) create(t *testing.T, user, agent string) session.Key {
 	}
 	return session.Key{UserID: user, SessionID: r.ID}
 }
+
+// begin begins a run of owner on k for ttl, queuing input (nil: none).
+func (e *env) begin(t *testing.T, k session.Key, owner string, ttl time.Duration, input string) session.Run {
+	t.Helper()
+	var in json.RawMessage
+	if input != "" {
+		in = json.RawMessage(input)
+	}
+	r, err := e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: owner, TTL: ttl, Input: in})
+	if err != nil {
+		t.Fatalf("BeginRun %s: %v", owner, err)
+	}
+	return r
+}
+
+// finish ends a run with nothing but its status and the inputs done.
+func (e *env) finish(t *testing.T, k session.Key, l session.Lease, done ...int64) {
+	t.Helper()
+	if _, err := e.s.FinishRun(e.ctx, k, l, session.RunEnd{Done: done, Status: session.StatusIdle}); err != nil {
+		t.Fatalf("FinishRun: %v", err)
+	}
+}
+
+// appendEvents appends events under l.
+func (e *env) appendEvents(k session.Key, l session.Lease, events ...json.RawMessage) (int64, error) {
+	return e.s.AppendRun(e.ctx, k, l, session.RunAppend{Events: events})
+}
+
+// saveState saves st over version expected in one run of its own (begun
+// and finished by "saver"), and returns the new version.
+func (e *env) saveState(k session.Key, expected int64, st json.RawMessage) (int64, error) {
+	r, err := e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "saver", TTL: time.Minute})
+	if err != nil {
+		return 0, err
+	}
+	w, err := e.s.FinishRun(e.ctx, k, r.Lease, session.RunEnd{State: st, StateVersion: expected, Status: session.StatusIdle})
+	if err != nil {
+		// A refused end changes nothing: the run is ended without it.
+		if _, ferr := e.s.FinishRun(e.ctx, k, r.Lease, session.RunEnd{Status: session.StatusIdle}); ferr != nil {
+			return 0, errors.Join(err, ferr)
+		}
+		return 0, err
+	}
+	return w.Version, nil
+}
+
+// upsert writes msgs into k's transcript in a run of its own.
+func (e *env) upsert(k session.Key, msgs ...session.Message) error {
+	r, err := e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "writer", TTL: time.Minute})
+	if err != nil {
+		return err
+	}
+	if _, err := e.s.AppendRun(e.ctx, k, r.Lease, session.RunAppend{Messages: msgs}); err != nil {
+		return err
+	}
+	_, err = e.s.FinishRun(e.ctx, k, r.Lease, session.RunEnd{Status: session.StatusIdle})
+	return err
+}
+
+// anyLease is a lease for the operations' table: no session holds it.
+var anyLease = session.Lease{Owner: "owner", Epoch: 1}
 
 func wantErr(t *testing.T, what string, err, target error) {
 	t.Helper()
@@ -247,23 +310,15 @@ func ops() []op {
 			_, err := s.UpdateSession(ctx, k, session.Patch{Name: &name})
 			return err
 		}},
+		{"FillStatus", func(ctx context.Context, s session.Store, k session.Key) error {
+			return s.FillStatus(ctx, k, session.StatusIdle)
+		}},
 		{"LoadState", func(ctx context.Context, s session.Store, k session.Key) error {
 			_, err := s.LoadState(ctx, k)
 			return err
 		}},
-		{"SaveState", func(ctx context.Context, s session.Store, k session.Key) error {
-			_, err := s.SaveState(ctx, k, 0, json.RawMessage(`{"context":[]}`))
-			return err
-		}},
-		{"UpsertMessages", func(ctx context.Context, s session.Store, k session.Key) error {
-			return s.UpsertMessages(ctx, k, []session.Message{{ID: "m", JSON: json.RawMessage(`{}`)}})
-		}},
 		{"ListMessages", func(ctx context.Context, s session.Store, k session.Key) error {
 			_, err := s.ListMessages(ctx, k, session.MessageQuery{Limit: 10})
-			return err
-		}},
-		{"AppendEvents", func(ctx context.Context, s session.Store, k session.Key) error {
-			_, err := s.AppendEvents(ctx, k, []json.RawMessage{json.RawMessage(`{}`)})
 			return err
 		}},
 		{"ReadEvents", func(ctx context.Context, s session.Store, k session.Key) error {
@@ -274,42 +329,26 @@ func ops() []op {
 			_, err := s.LastSeq(ctx, k)
 			return err
 		}},
-		{"AcquireLease", func(ctx context.Context, s session.Store, k session.Key) error {
-			_, err := s.AcquireLease(ctx, k, "intruder", time.Minute)
-			return err
-		}},
-		{"RenewLease", func(ctx context.Context, s session.Store, k session.Key) error {
-			_, err := s.RenewLease(ctx, k, "owner", time.Minute)
-			return err
-		}},
-		{"ReleaseLease", func(ctx context.Context, s session.Store, k session.Key) error {
-			return s.ReleaseLease(ctx, k, "owner")
-		}},
-		{"GetLease", func(ctx context.Context, s session.Store, k session.Key) error {
-			_, err := s.GetLease(ctx, k)
-			return err
-		}},
-		{"EnqueueInput", func(ctx context.Context, s session.Store, k session.Key) error {
-			_, err := s.EnqueueInput(ctx, k, json.RawMessage(`{}`))
-			return err
-		}},
-		{"ClaimInput", func(ctx context.Context, s session.Store, k session.Key) error {
-			_, err := s.ClaimInput(ctx, k, "owner")
-			return err
-		}},
-		{"CompleteInput", func(ctx context.Context, s session.Store, k session.Key) error {
-			return s.CompleteInput(ctx, k, 1)
-		}},
 		{"PendingInputs", func(ctx context.Context, s session.Store, k session.Key) error {
 			_, err := s.PendingInputs(ctx, k)
 			return err
 		}},
-		{"StartRun", func(ctx context.Context, s session.Store, k session.Key) error {
-			_, err := s.StartRun(ctx, k, "intruder", time.Minute, json.RawMessage(`{}`))
+		{"BeginRun", func(ctx context.Context, s session.Store, k session.Key) error {
+			_, err := s.BeginRun(ctx, k, session.RunBegin{Owner: "intruder", TTL: time.Minute, Input: json.RawMessage(`{}`)})
 			return err
 		}},
-		{"WriteRun", func(ctx context.Context, s session.Store, k session.Key) error {
-			_, err := s.WriteRun(ctx, k, session.RunWrite{Events: []json.RawMessage{json.RawMessage(`{}`)}})
+		{"AppendRun", func(ctx context.Context, s session.Store, k session.Key) error {
+			_, err := s.AppendRun(ctx, k, anyLease, session.RunAppend{Messages: []session.Message{{ID: "m", JSON: json.RawMessage(`{}`)}},
+				Events: []json.RawMessage{json.RawMessage(`{}`)}})
+			return err
+		}},
+		{"RenewRun", func(ctx context.Context, s session.Store, k session.Key) error {
+			_, err := s.RenewRun(ctx, k, anyLease, time.Minute)
+			return err
+		}},
+		{"FinishRun", func(ctx context.Context, s session.Store, k session.Key) error {
+			_, err := s.FinishRun(ctx, k, anyLease, session.RunEnd{State: json.RawMessage(`{"context":[]}`), Events: []json.RawMessage{json.RawMessage(`{}`)},
+				Status: session.StatusIdle})
 			return err
 		}},
 		{"DeleteSession", func(ctx context.Context, s session.Store, k session.Key) error {
@@ -318,23 +357,18 @@ func ops() []op {
 	}
 }
 
-// populate gives a session something in every table.
+// populate gives a session something in every table: a state, a message,
+// an event, an input left pending by a run that did not mark it done, and
+// a live lease (of "owner") with the session running.
 func populate(t *testing.T, e *env, k session.Key) {
 	t.Helper()
-	_, err := e.s.SaveState(e.ctx, k, 0, json.RawMessage(`{"context":[1]}`))
-	must(t, "SaveState", err)
-	must(t, "UpsertMessages", e.s.UpsertMessages(e.ctx, k, []session.Message{{ID: "m1", JSON: json.RawMessage(`{"id":"m1"}`)}}))
-	_, err = e.s.AppendEvents(e.ctx, k, []json.RawMessage{json.RawMessage(`{"type":"REPLY_START"}`)})
-	must(t, "AppendEvents", err)
-	_, err = e.s.AcquireLease(e.ctx, k, "owner", time.Minute)
-	must(t, "AcquireLease", err)
-	in, err := e.s.EnqueueInput(e.ctx, k, json.RawMessage(`[{"role":"user"}]`))
-	must(t, "EnqueueInput", err)
-	_, err = e.s.EnqueueInput(e.ctx, k, json.RawMessage(`[{"role":"user"}]`))
-	must(t, "EnqueueInput", err)
-	_, err = e.s.ClaimInput(e.ctx, k, "owner")
-	must(t, "ClaimInput", err)
-	_ = in
+	r := e.begin(t, k, "owner", time.Minute, `[{"role":"user"}]`)
+	_, err := e.s.AppendRun(e.ctx, k, r.Lease, session.RunAppend{Messages: []session.Message{{ID: "m1", JSON: json.RawMessage(`{"id":"m1"}`)}},
+		Events: []json.RawMessage{json.RawMessage(`{"type":"REPLY_START"}`)}})
+	must(t, "AppendRun", err)
+	_, err = e.s.FinishRun(e.ctx, k, r.Lease, session.RunEnd{State: json.RawMessage(`{"context":[1]}`), Status: session.StatusAwaitingPermission})
+	must(t, "FinishRun", err)
+	e.begin(t, k, "owner", time.Minute, "")
 }
 
 // snapshot reads everything stored for k.
@@ -348,11 +382,10 @@ func snapshot(t *testing.T, e *env, k session.Key) string {
 	must(t, "ListMessages", err)
 	evs, err := e.s.ReadEvents(e.ctx, k, 0, 100)
 	must(t, "ReadEvents", err)
-	lease, err := e.s.GetLease(e.ctx, k)
-	must(t, "GetLease", err)
 	n, err := e.s.PendingInputs(e.ctx, k)
 	must(t, "PendingInputs", err)
-	return fmt.Sprintf("%s %s %s %v|%s %d|%v|%v|%s %v %d|%d", rec.ID, rec.Name, rec.Config, rec.UpdatedAt, st.JSON, st.Version, msgs, evs, lease.Owner, lease.Expires, lease.Epoch, n)
+	return fmt.Sprintf("%s %s %s %v %s|%s %d|%v|%v|%s %v %d|%d", rec.ID, rec.Name, rec.Config, rec.UpdatedAt, rec.Status, st.JSON, st.Version, msgs, evs,
+		rec.Lease.Owner, rec.Lease.Expires, rec.Lease.Epoch, n)
 }
 
 func testIsolation(t *testing.T, e *env) {
@@ -407,6 +440,7 @@ func testBadInput(t *testing.T, e *env) {
 		wantErr(t, o.name+" with an empty user id", o.fn(e.ctx, e.s, session.Key{SessionID: k.SessionID}), session.ErrInvalid)
 		wantErr(t, o.name+" with an empty session id", o.fn(e.ctx, e.s, session.Key{UserID: "u1"}), session.ErrInvalid)
 	}
+	lease := e.begin(t, k, "o", time.Minute, "").Lease
 	bad := []struct {
 		name string
 		fn   func() error
@@ -431,94 +465,97 @@ func testBadInput(t *testing.T, e *env) {
 			_, _, err := e.s.ListSessions(e.ctx, session.ListQuery{UserID: "u1", Limit: -1})
 			return err
 		}},
+		{"FillStatus as nothing", func() error { return e.s.FillStatus(e.ctx, k, "sleeping") }},
 		{"UpdateSession with bad config", func() error {
 			_, err := e.s.UpdateSession(e.ctx, k, session.Patch{Config: json.RawMessage(`nope`)})
 			return err
 		}},
-		{"SaveState with empty state", func() error {
-			_, err := e.s.SaveState(e.ctx, k, 0, nil)
+		{"FinishRun with empty state", func() error {
+			_, err := e.s.FinishRun(e.ctx, k, lease, session.RunEnd{State: json.RawMessage{}, Status: session.StatusIdle})
 			return err
 		}},
-		{"SaveState with bad JSON", func() error {
-			_, err := e.s.SaveState(e.ctx, k, 0, json.RawMessage(`{"a":`))
+		{"FinishRun with bad state JSON", func() error {
+			_, err := e.s.FinishRun(e.ctx, k, lease, session.RunEnd{State: json.RawMessage(`{"a":`), Events: []json.RawMessage{json.RawMessage(`{}`)}, Status: session.StatusIdle})
 			return err
 		}},
-		{"UpsertMessages with none", func() error { return e.s.UpsertMessages(e.ctx, k, nil) }},
-		{"UpsertMessages with an empty id", func() error {
-			return e.s.UpsertMessages(e.ctx, k, []session.Message{{JSON: json.RawMessage(`{}`)}})
+		{"FinishRun without a status", func() error {
+			_, err := e.s.FinishRun(e.ctx, k, lease, session.RunEnd{})
+			return err
 		}},
-		{"UpsertMessages with bad JSON", func() error {
-			return e.s.UpsertMessages(e.ctx, k, []session.Message{{ID: "m", JSON: json.RawMessage(`{]`)}})
+		{"FinishRun as running", func() error {
+			_, err := e.s.FinishRun(e.ctx, k, lease, session.RunEnd{Status: session.StatusRunning})
+			return err
+		}},
+		{"FinishRun with an unknown status", func() error {
+			_, err := e.s.FinishRun(e.ctx, k, lease, session.RunEnd{Status: "sleeping"})
+			return err
+		}},
+		{"FinishRun with bad event JSON", func() error {
+			_, err := e.s.FinishRun(e.ctx, k, lease, session.RunEnd{Messages: []session.Message{msg("m1", "x")}, Events: []json.RawMessage{json.RawMessage(`{]`)}, Status: session.StatusIdle})
+			return err
+		}},
+		{"FinishRun with a message without id", func() error {
+			_, err := e.s.FinishRun(e.ctx, k, lease, session.RunEnd{Messages: []session.Message{{JSON: json.RawMessage(`{}`)}}, Status: session.StatusIdle})
+			return err
+		}},
+		{"FinishRun without a lease epoch", func() error {
+			_, err := e.s.FinishRun(e.ctx, k, session.Lease{Owner: lease.Owner}, session.RunEnd{Status: session.StatusIdle})
+			return err
+		}},
+		{"AppendRun with nothing", func() error {
+			_, err := e.s.AppendRun(e.ctx, k, lease, session.RunAppend{})
+			return err
+		}},
+		{"AppendRun with an empty event", func() error {
+			_, err := e.appendEvents(k, lease, json.RawMessage(`{}`), nil)
+			return err
+		}},
+		{"AppendRun with bad JSON", func() error {
+			_, err := e.appendEvents(k, lease, json.RawMessage(`{"type":`))
+			return err
+		}},
+		{"AppendRun with a message without id", func() error {
+			_, err := e.s.AppendRun(e.ctx, k, lease, session.RunAppend{Messages: []session.Message{{JSON: json.RawMessage(`{}`)}}})
+			return err
+		}},
+		{"AppendRun with bad message JSON", func() error {
+			_, err := e.s.AppendRun(e.ctx, k, lease, session.RunAppend{Messages: []session.Message{{ID: "m", JSON: json.RawMessage(`{]`)}}})
+			return err
+		}},
+		{"AppendRun without an owner", func() error {
+			_, err := e.appendEvents(k, session.Lease{Epoch: lease.Epoch}, json.RawMessage(`{}`))
+			return err
 		}},
 		{"ListMessages with limit 0", func() error {
 			_, err := e.s.ListMessages(e.ctx, k, session.MessageQuery{})
-			return err
-		}},
-		{"AppendEvents with none", func() error {
-			_, err := e.s.AppendEvents(e.ctx, k, nil)
-			return err
-		}},
-		{"AppendEvents with an empty event", func() error {
-			_, err := e.s.AppendEvents(e.ctx, k, []json.RawMessage{json.RawMessage(`{}`), nil})
-			return err
-		}},
-		{"AppendEvents with bad JSON", func() error {
-			_, err := e.s.AppendEvents(e.ctx, k, []json.RawMessage{json.RawMessage(`{"type":`)})
 			return err
 		}},
 		{"ReadEvents with limit 0", func() error {
 			_, err := e.s.ReadEvents(e.ctx, k, 0, 0)
 			return err
 		}},
-		{"AcquireLease without owner", func() error {
-			_, err := e.s.AcquireLease(e.ctx, k, "", time.Minute)
+		{"BeginRun without owner", func() error {
+			_, err := e.s.BeginRun(e.ctx, k, session.RunBegin{TTL: time.Minute, Input: json.RawMessage(`{}`)})
 			return err
 		}},
-		{"AcquireLease with ttl 0", func() error {
-			_, err := e.s.AcquireLease(e.ctx, k, "o", 0)
+		{"BeginRun with ttl 0", func() error {
+			_, err := e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "o", Input: json.RawMessage(`{}`)})
 			return err
 		}},
-		{"RenewLease with negative ttl", func() error {
-			_, err := e.s.RenewLease(e.ctx, k, "o", -time.Second)
+		{"BeginRun with bad JSON", func() error {
+			_, err := e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "o", TTL: time.Minute, Input: json.RawMessage(`[`)})
 			return err
 		}},
-		{"ReleaseLease without owner", func() error { return e.s.ReleaseLease(e.ctx, k, "") }},
-		{"EnqueueInput with bad JSON", func() error {
-			_, err := e.s.EnqueueInput(e.ctx, k, json.RawMessage(`[`))
+		{"BeginRun with an empty input", func() error {
+			_, err := e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "o", TTL: time.Minute, Input: json.RawMessage{}})
 			return err
 		}},
-		{"ClaimInput without owner", func() error {
-			_, err := e.s.ClaimInput(e.ctx, k, "")
+		{"RenewRun with negative ttl", func() error {
+			_, err := e.s.RenewRun(e.ctx, k, lease, -time.Second)
 			return err
 		}},
-		{"StartRun without owner", func() error {
-			_, err := e.s.StartRun(e.ctx, k, "", time.Minute, json.RawMessage(`{}`))
-			return err
-		}},
-		{"StartRun with ttl 0", func() error {
-			_, err := e.s.StartRun(e.ctx, k, "o", 0, json.RawMessage(`{}`))
-			return err
-		}},
-		{"StartRun with bad JSON", func() error {
-			_, err := e.s.StartRun(e.ctx, k, "o", time.Minute, json.RawMessage(`{`))
-			return err
-		}},
-		{"WriteRun with nothing", func() error {
-			_, err := e.s.WriteRun(e.ctx, k, session.RunWrite{})
-			return err
-		}},
-		{"WriteRun with bad state JSON", func() error {
-			_, err := e.s.WriteRun(e.ctx, k, session.RunWrite{State: json.RawMessage(`{"a":`), Events: []json.RawMessage{json.RawMessage(`{}`)}})
-			return err
-		}},
-		{"WriteRun with bad event JSON", func() error {
-			_, err := e.s.WriteRun(e.ctx, k, session.RunWrite{Messages: []session.Message{msg("m1", "x")}, Events: []json.RawMessage{json.RawMessage(`{]`)}})
-			return err
-		}},
-		{"WriteRun with a message without id", func() error {
-			_, err := e.s.WriteRun(e.ctx, k, session.RunWrite{Messages: []session.Message{{JSON: json.RawMessage(`{}`)}}, Events: []json.RawMessage{json.RawMessage(`{}`)}})
-			return err
-		}},
+		{"FillStatus as running", func() error { return e.s.FillStatus(e.ctx, k, session.StatusRunning) }},
+		{"FillStatus as unknown", func() error { return e.s.FillStatus(e.ctx, k, session.StatusUnknown) }},
 		{"Recoverable with limit 0", func() error {
 			_, err := e.s.Recoverable(e.ctx, 0)
 			return err
@@ -527,7 +564,13 @@ func testBadInput(t *testing.T, e *env) {
 	for _, b := range bad {
 		wantErr(t, b.name, b.fn(), session.ErrInvalid)
 	}
-	// Nothing the bad calls did is stored.
+	// Nothing the bad calls did is stored, and the run they named still
+	// holds the session.
+	rec, err := e.s.GetSession(e.ctx, k)
+	must(t, "GetSession", err)
+	if rec.Lease != lease || rec.Status != session.StatusRunning {
+		t.Errorf("after bad calls: lease %+v (want %+v), status %q", rec.Lease, lease, rec.Status)
+	}
 	st, err := e.s.LoadState(e.ctx, k)
 	must(t, "LoadState", err)
 	last, err := e.s.LastSeq(e.ctx, k)
@@ -541,6 +584,9 @@ func testBadInput(t *testing.T, e *env) {
 	}
 }
 
+// A run's end saves the state when the version it names is still the
+// stored one (0 for a session never saved), returns the next version and
+// moves updated_at; a stale or future version is ErrConflict.
 func testState(t *testing.T, e *env) {
 	k := e.create(t, "u1", "a1")
 	st, err := e.s.LoadState(e.ctx, k)
@@ -549,22 +595,26 @@ func testState(t *testing.T, e *env) {
 		t.Errorf("new session's state: %+v", st)
 	}
 	e.clock.Advance(time.Minute)
-	v, err := e.s.SaveState(e.ctx, k, 0, json.RawMessage(`{"context": [], "summary":""}`))
-	must(t, "SaveState v0", err)
+	v, err := e.saveState(k, 0, json.RawMessage(`{"context": [], "summary":""}`))
+	must(t, "save over v0", err)
 	if v != 1 {
 		t.Errorf("first save returned version %d", v)
 	}
 	rec, err := e.s.GetSession(e.ctx, k)
 	must(t, "GetSession", err)
 	if !rec.UpdatedAt.Equal(e.clock.Now()) {
-		t.Errorf("SaveState left updated_at at %v, want %v", rec.UpdatedAt, e.clock.Now())
+		t.Errorf("saving a state left updated_at at %v, want %v", rec.UpdatedAt, e.clock.Now())
 	}
-	_, err = e.s.SaveState(e.ctx, k, 0, json.RawMessage(`{"stale":true}`))
-	wantErr(t, "SaveState with a stale version", err, session.ErrConflict)
-	_, err = e.s.SaveState(e.ctx, k, 5, json.RawMessage(`{"future":true}`))
-	wantErr(t, "SaveState with a future version", err, session.ErrConflict)
-	v, err = e.s.SaveState(e.ctx, k, 1, json.RawMessage(`{"context": [1]}`))
-	must(t, "SaveState v1", err)
+	e.clock.Advance(time.Minute)
+	_, err = e.saveState(k, 0, json.RawMessage(`{"stale":true}`))
+	wantErr(t, "save over a stale version", err, session.ErrConflict)
+	_, err = e.saveState(k, 5, json.RawMessage(`{"future":true}`))
+	wantErr(t, "save over a future version", err, session.ErrConflict)
+	if rec, err := e.s.GetSession(e.ctx, k); err != nil || !rec.UpdatedAt.Equal(e.clock.Now().Add(-time.Minute)) {
+		t.Errorf("a run's end without a state moved updated_at: %v, %v", rec.UpdatedAt, err)
+	}
+	v, err = e.saveState(k, 1, json.RawMessage(`{"context": [1]}`))
+	must(t, "save over v1", err)
 	if v != 2 {
 		t.Errorf("second save returned version %d", v)
 	}
@@ -575,14 +625,19 @@ func testState(t *testing.T, e *env) {
 	}
 }
 
+// Ends racing under one lease (a run's end retried while the first try is
+// still in flight): exactly one is stored; the others find the lease
+// gone (ErrNotHeld) or the version moved (ErrConflict).
 func testStateRace(t *testing.T, e *env) {
 	k := e.create(t, "u1", "a1")
+	r := e.begin(t, k, "A", time.Minute, "")
 	const n = 8
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
-			_, errs[i] = e.s.SaveState(e.ctx, k, 0, json.RawMessage(fmt.Sprintf(`{"writer":%d}`, i)))
+			_, errs[i] = e.s.FinishRun(e.ctx, k, r.Lease, session.RunEnd{State: json.RawMessage(fmt.Sprintf(`{"writer":%d}`, i)),
+				Events: []json.RawMessage{json.RawMessage(fmt.Sprintf(`{"writer":%d}`, i))}, Status: session.StatusIdle})
 		})
 	}
 	wg.Wait()
@@ -592,15 +647,17 @@ func testStateRace(t *testing.T, e *env) {
 		case err == nil && winner < 0:
 			winner = i
 		case err == nil:
-			t.Errorf("writers %d and %d both saved over version 0", winner, i)
-		case !errors.Is(err, session.ErrConflict):
-			t.Errorf("writer %d: %v, want ErrConflict", i, err)
+			t.Errorf("writers %d and %d both ended the run", winner, i)
+		case !errors.Is(err, session.ErrNotHeld) && !errors.Is(err, session.ErrConflict):
+			t.Errorf("writer %d: %v, want ErrNotHeld or ErrConflict", i, err)
 		}
 	}
 	st, err := e.s.LoadState(e.ctx, k)
 	must(t, "LoadState", err)
-	if winner < 0 || st.Version != 1 || string(st.JSON) != fmt.Sprintf(`{"writer":%d}`, winner) {
-		t.Errorf("after the race: winner %d, stored v%d %s", winner, st.Version, st.JSON)
+	evs, err := e.s.ReadEvents(e.ctx, k, 0, 10)
+	must(t, "ReadEvents", err)
+	if winner < 0 || st.Version != 1 || string(st.JSON) != fmt.Sprintf(`{"writer":%d}`, winner) || len(evs) != 1 || string(evs[0].JSON) != string(st.JSON) {
+		t.Errorf("after the race: winner %d, stored v%d %s, events %v", winner, st.Version, st.JSON, evs)
 	}
 }
 
@@ -637,12 +694,16 @@ func testTranscript(t *testing.T, e *env) {
 		}
 	}
 	want(list("", 10), false)
-	must(t, "UpsertMessages", e.s.UpsertMessages(e.ctx, k, []session.Message{msg("m1", "a"), msg("m2", "b")}))
-	must(t, "UpsertMessages", e.s.UpsertMessages(e.ctx, k, []session.Message{msg("m3", "c")}))
+	must(t, "upsert", e.upsert(k, msg("m1", "a"), msg("m2", "b")))
+	must(t, "upsert", e.upsert(k, msg("m3", "c")))
 	// A streaming reply is upserted again under its id: it keeps its place.
-	must(t, "UpsertMessages", e.s.UpsertMessages(e.ctx, k, []session.Message{msg("m2", "b2"), msg("m4", "d"), msg("m5", "e")}))
+	must(t, "upsert", e.upsert(k, msg("m2", "b2"), msg("m4", "d"), msg("m5", "e")))
 	// The last of two entries with one id wins, at the first one's place.
-	must(t, "UpsertMessages", e.s.UpsertMessages(e.ctx, k, []session.Message{msg("m6", "f"), msg("m6", "f2")}))
+	must(t, "upsert", e.upsert(k, msg("m6", "f"), msg("m6", "f2")))
+	// A run's end upserts as its appends do.
+	r := e.begin(t, k, "A", time.Minute, "")
+	_, err := e.s.FinishRun(e.ctx, k, r.Lease, session.RunEnd{Messages: []session.Message{msg("m6", "f3"), msg("m6", "f2")}, Status: session.StatusIdle})
+	must(t, "FinishRun with messages", err)
 	all := []session.Message{msg("m1", "a"), msg("m2", "b2"), msg("m3", "c"), msg("m4", "d"), msg("m5", "e"), msg("m6", "f2")}
 	want(list("", 10), false, all...)
 	want(list("", 6), false, all...)
@@ -651,12 +712,12 @@ func testTranscript(t *testing.T, e *env) {
 	want(list("m3", 2), false, all[0:2]...)
 	want(list("m3", 5), false, all[0:2]...)
 	want(list("m1", 5), false)
-	_, err := e.s.ListMessages(e.ctx, k, session.MessageQuery{Before: "nope", Limit: 5})
+	_, err = e.s.ListMessages(e.ctx, k, session.MessageQuery{Before: "nope", Limit: 5})
 	wantErr(t, "ListMessages before an unknown message", err, session.ErrNotFound)
 
 	// Message ids are per session.
 	k2 := e.create(t, "u1", "a1")
-	must(t, "UpsertMessages", e.s.UpsertMessages(e.ctx, k2, []session.Message{msg("m1", "other")}))
+	must(t, "upsert", e.upsert(k2, msg("m1", "other")))
 	want(list("", 10), false, all...)
 	p, err := e.s.ListMessages(e.ctx, k2, session.MessageQuery{Limit: 10})
 	must(t, "ListMessages", err)
@@ -677,13 +738,16 @@ func testEvents(t *testing.T, e *env) {
 	}
 	// Stored bytes are exactly the given ones: spacing, key order, escapes.
 	raw := []string{`{"type":"REPLY_START", "id":"1"}`, `{"b":1,"a":2}`, `{"t":"\u00e9\n"}`, `[]`, `"x"`}
-	first, err := e.s.AppendEvents(e.ctx, k, []json.RawMessage{json.RawMessage(raw[0]), json.RawMessage(raw[1]), json.RawMessage(raw[2])})
-	must(t, "AppendEvents", err)
+	l := e.begin(t, k, "A", time.Minute, "").Lease
+	first, err := e.appendEvents(k, l, json.RawMessage(raw[0]), json.RawMessage(raw[1]), json.RawMessage(raw[2]))
+	must(t, "AppendRun", err)
 	if first != 1 {
 		t.Errorf("first batch starts at %d", first)
 	}
-	first, err = e.s.AppendEvents(e.ctx, k, []json.RawMessage{json.RawMessage(raw[3]), json.RawMessage(raw[4])})
-	must(t, "AppendEvents", err)
+	// A run's end appends where its appends left off.
+	w, err := e.s.FinishRun(e.ctx, k, l, session.RunEnd{Events: []json.RawMessage{json.RawMessage(raw[3]), json.RawMessage(raw[4])}, Status: session.StatusIdle})
+	must(t, "FinishRun with events", err)
+	first = w.First
 	if first != 4 {
 		t.Errorf("second batch starts at %d", first)
 	}
@@ -724,8 +788,8 @@ func testEvents(t *testing.T, e *env) {
 	for i := range big {
 		big[i] = json.RawMessage(fmt.Sprintf(`{"big":%d}`, i))
 	}
-	first, err = e.s.AppendEvents(e.ctx, k, big)
-	must(t, "AppendEvents of 600", err)
+	first, err = e.appendEvents(k, e.begin(t, k, "A", time.Minute, "").Lease, big...)
+	must(t, "AppendRun of 600", err)
 	if first != 6 {
 		t.Errorf("the batch of 600 starts at %d, want 6", first)
 	}
@@ -742,8 +806,8 @@ func testEvents(t *testing.T, e *env) {
 
 	// Sequences are per session.
 	k2 := e.create(t, "u1", "a1")
-	first, err = e.s.AppendEvents(e.ctx, k2, []json.RawMessage{json.RawMessage(`{}`)})
-	must(t, "AppendEvents", err)
+	first, err = e.appendEvents(k2, e.begin(t, k2, "A", time.Minute, "").Lease, json.RawMessage(`{}`))
+	must(t, "AppendRun", err)
 	if first != 1 {
 		t.Errorf("another session's first event has sequence %d", first)
 	}
@@ -752,6 +816,7 @@ func testEvents(t *testing.T, e *env) {
 func testEventsConcurrent(t *testing.T, e *env) {
 	k := e.create(t, "u1", "a1")
 	other := e.create(t, "u1", "a1")
+	leases := map[session.Key]session.Lease{k: e.begin(t, k, "A", time.Minute, "").Lease, other: e.begin(t, other, "A", time.Minute, "").Lease}
 	const writers, batches = 6, 25
 	type batch struct {
 		first int64
@@ -775,7 +840,7 @@ func testEventsConcurrent(t *testing.T, e *env) {
 				if b%7 == 3 {
 					key = other // interleave with another session's appends
 				}
-				first, err := e.s.AppendEvents(e.ctx, key, evs)
+				first, err := e.appendEvents(key, leases[key], evs...)
 				if err != nil {
 					errs[w] = err
 					return
@@ -788,7 +853,7 @@ func testEventsConcurrent(t *testing.T, e *env) {
 	}
 	wg.Wait()
 	for _, err := range errs {
-		must(t, "concurrent AppendEvents", err)
+		must(t, "concurrent AppendRun", err)
 	}
 	want := map[int64]string{}
 	for _, bs := range results {
@@ -831,91 +896,113 @@ func testEventsConcurrent(t *testing.T, e *env) {
 	}
 }
 
+// The lease: BeginRun takes it when it is free, expired or the caller's
+// own (each begin a new epoch), RenewRun moves its expiry, FinishRun frees
+// it; every write names the run's lease and is refused once it is not the
+// session's.
 func testLease(t *testing.T, e *env) {
 	k := e.create(t, "u1", "a1")
-	l, err := e.s.GetLease(e.ctx, k)
-	must(t, "GetLease of a new session", err)
-	if l.Owner != "" || l.Held(e.clock.Now()) {
+	rec, err := e.s.GetSession(e.ctx, k)
+	must(t, "GetSession of a new session", err)
+	if l := rec.Lease; l.Owner != "" || l.Held(e.clock.Now()) || l.Epoch != 0 {
 		t.Errorf("new session's lease: %+v", l)
 	}
-	t0 := e.clock.Now()
-	l, err = e.s.AcquireLease(e.ctx, k, "A", 30*time.Second)
-	must(t, "AcquireLease A", err)
-	if l.Owner != "A" || !l.Expires.Equal(t0.Add(30*time.Second)) || l.Epoch != 1 {
-		t.Errorf("A's lease: %+v", l)
+	lease := func() session.Lease {
+		t.Helper()
+		rec, err := e.s.GetSession(e.ctx, k)
+		must(t, "GetSession", err)
+		return rec.Lease
 	}
-	_, err = e.s.AcquireLease(e.ctx, k, "B", 30*time.Second)
-	wantErr(t, "AcquireLease B while A holds it", err, session.ErrLeased)
-	_, err = e.s.RenewLease(e.ctx, k, "B", 30*time.Second)
-	wantErr(t, "RenewLease by B", err, session.ErrNotHeld)
-	wantErr(t, "ReleaseLease by B", e.s.ReleaseLease(e.ctx, k, "B"), session.ErrNotHeld)
+	t0 := e.clock.Now()
+	a := e.begin(t, k, "A", 30*time.Second, "").Lease
+	if a.Owner != "A" || !a.Expires.Equal(t0.Add(30*time.Second)) || a.Epoch != 1 {
+		t.Errorf("A's lease: %+v", a)
+	}
+	_, err = e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "B", TTL: 30 * time.Second})
+	wantErr(t, "BeginRun B while A holds it", err, session.ErrLeased)
+	notB := session.Lease{Owner: "B", Epoch: a.Epoch}
+	_, err = e.s.RenewRun(e.ctx, k, notB, 30*time.Second)
+	wantErr(t, "RenewRun by B", err, session.ErrNotHeld)
+	_, err = e.s.FinishRun(e.ctx, k, notB, session.RunEnd{Status: session.StatusIdle})
+	wantErr(t, "FinishRun by B", err, session.ErrNotHeld)
+	_, err = e.appendEvents(k, notB, json.RawMessage(`{}`))
+	wantErr(t, "AppendRun by B", err, session.ErrNotHeld)
 
-	// A heartbeat moves the expiry; a repeated acquire by the holder is a renewal.
+	// A heartbeat moves the expiry, and keeps the epoch.
 	e.clock.Advance(10 * time.Second)
-	l, err = e.s.RenewLease(e.ctx, k, "A", 30*time.Second)
-	must(t, "RenewLease A", err)
-	if !l.Expires.Equal(t0.Add(40*time.Second)) || l.Epoch != 1 {
+	l, err := e.s.RenewRun(e.ctx, k, a, 30*time.Second)
+	must(t, "RenewRun A", err)
+	if !l.Expires.Equal(t0.Add(40*time.Second)) || l.Epoch != 1 || l.Owner != "A" {
 		t.Errorf("renewed lease: %+v", l)
 	}
-	e.clock.Advance(10 * time.Second)
-	l, err = e.s.AcquireLease(e.ctx, k, "A", 30*time.Second)
-	must(t, "AcquireLease A again", err)
-	if !l.Expires.Equal(t0.Add(50*time.Second)) || l.Epoch != 1 {
-		t.Errorf("re-acquired lease: %+v", l)
+	if got := lease(); got != l {
+		t.Errorf("stored lease %+v, RenewRun gave %+v", got, l)
 	}
-	got, err := e.s.GetLease(e.ctx, k)
-	must(t, "GetLease", err)
-	if got != l {
-		t.Errorf("GetLease = %+v, want %+v", got, l)
+
+	// A begin by the holder itself (a process restarted under its
+	// owner) takes its own live lease as a new run: a new epoch, and the
+	// previous run's writes are refused.
+	e.clock.Advance(10 * time.Second)
+	a2 := e.begin(t, k, "A", 30*time.Second, "").Lease
+	if a2.Owner != "A" || !a2.Expires.Equal(t0.Add(50*time.Second)) || a2.Epoch != 2 {
+		t.Errorf("A's second lease: %+v", a2)
+	}
+	_, err = e.s.RenewRun(e.ctx, k, a, 30*time.Second)
+	wantErr(t, "RenewRun of A's first run", err, session.ErrNotHeld)
+	_, err = e.appendEvents(k, a, json.RawMessage(`{}`))
+	wantErr(t, "AppendRun of A's first run", err, session.ErrNotHeld)
+	_, err = e.s.FinishRun(e.ctx, k, a, session.RunEnd{Status: session.StatusIdle})
+	wantErr(t, "FinishRun of A's first run", err, session.ErrNotHeld)
+	if got := lease(); got != a2 {
+		t.Errorf("stored lease %+v, want %+v", got, a2)
 	}
 
 	// Still held one microsecond before the expiry, free at it.
 	e.clock.Advance(30*time.Second - time.Microsecond)
-	_, err = e.s.AcquireLease(e.ctx, k, "B", 30*time.Second)
-	wantErr(t, "AcquireLease B just before expiry", err, session.ErrLeased)
+	_, err = e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "B", TTL: 30 * time.Second})
+	wantErr(t, "BeginRun B just before expiry", err, session.ErrLeased)
 	e.clock.Advance(time.Microsecond)
-	got, err = e.s.GetLease(e.ctx, k)
-	must(t, "GetLease", err)
-	if got.Owner != "A" || got.Held(e.clock.Now()) {
+	if got := lease(); got.Owner != "A" || got.Held(e.clock.Now()) {
 		t.Errorf("expired lease as stored: %+v", got)
 	}
-	l, err = e.s.AcquireLease(e.ctx, k, "B", 30*time.Second)
-	must(t, "AcquireLease B after expiry", err)
-	if l.Owner != "B" || l.Epoch != 2 {
-		t.Errorf("B's lease: %+v", l)
+	b := e.begin(t, k, "B", 30*time.Second, "").Lease
+	if b.Owner != "B" || b.Epoch != 3 {
+		t.Errorf("B's lease: %+v", b)
 	}
-	_, err = e.s.RenewLease(e.ctx, k, "A", 30*time.Second)
-	wantErr(t, "RenewLease by A after B took over", err, session.ErrNotHeld)
-	wantErr(t, "ReleaseLease by A after B took over", e.s.ReleaseLease(e.ctx, k, "A"), session.ErrNotHeld)
+	_, err = e.s.RenewRun(e.ctx, k, a2, 30*time.Second)
+	wantErr(t, "RenewRun by A after B took over", err, session.ErrNotHeld)
+	_, err = e.s.FinishRun(e.ctx, k, a2, session.RunEnd{Status: session.StatusIdle})
+	wantErr(t, "FinishRun by A after B took over", err, session.ErrNotHeld)
 
-	must(t, "ReleaseLease B", e.s.ReleaseLease(e.ctx, k, "B"))
-	got, err = e.s.GetLease(e.ctx, k)
-	must(t, "GetLease after release", err)
-	if got.Owner != "" || got.Held(e.clock.Now()) || got.Epoch != 2 {
+	e.finish(t, k, b)
+	if got := lease(); got.Owner != "" || got.Held(e.clock.Now()) || got.Epoch != 3 {
 		t.Errorf("released lease: %+v", got)
 	}
-	wantErr(t, "ReleaseLease twice", e.s.ReleaseLease(e.ctx, k, "B"), session.ErrNotHeld)
-	_, err = e.s.RenewLease(e.ctx, k, "B", time.Second)
-	wantErr(t, "RenewLease after release", err, session.ErrNotHeld)
+	_, err = e.s.FinishRun(e.ctx, k, b, session.RunEnd{Status: session.StatusIdle})
+	wantErr(t, "FinishRun twice", err, session.ErrNotHeld)
+	_, err = e.s.RenewRun(e.ctx, k, b, time.Second)
+	wantErr(t, "RenewRun after the end", err, session.ErrNotHeld)
+	_, err = e.appendEvents(k, b, json.RawMessage(`{}`))
+	wantErr(t, "AppendRun after the end", err, session.ErrNotHeld)
 
-	// An expired lease nobody took over is still its owner's to renew.
-	l, err = e.s.AcquireLease(e.ctx, k, "A", time.Second)
-	must(t, "AcquireLease A", err)
-	if l.Epoch != 3 {
-		t.Errorf("third holder's epoch %d", l.Epoch)
+	// An expired lease nobody took over is still its run's, to renew and
+	// write under.
+	a3 := e.begin(t, k, "A", time.Second, "").Lease
+	if a3.Epoch != 4 {
+		t.Errorf("fourth run's epoch %d", a3.Epoch)
 	}
 	e.clock.Advance(5 * time.Second)
-	l, err = e.s.RenewLease(e.ctx, k, "A", time.Second)
-	must(t, "RenewLease of an expired lease not taken over", err)
-	if !l.Expires.Equal(e.clock.Now().Add(time.Second)) || l.Epoch != 3 {
+	_, err = e.appendEvents(k, a3, json.RawMessage(`{}`))
+	must(t, "AppendRun under an expired lease not taken over", err)
+	l, err = e.s.RenewRun(e.ctx, k, a3, time.Second)
+	must(t, "RenewRun of an expired lease not taken over", err)
+	if !l.Expires.Equal(e.clock.Now().Add(time.Second)) || l.Epoch != 4 {
 		t.Errorf("renewed expired lease: %+v", l)
 	}
 
 	// Leases are per session.
 	k2 := e.create(t, "u1", "a1")
-	l, err = e.s.AcquireLease(e.ctx, k2, "B", time.Second)
-	must(t, "AcquireLease on another session", err)
-	if l.Epoch != 1 {
+	if l := e.begin(t, k2, "B", time.Second, "").Lease; l.Epoch != 1 {
 		t.Errorf("another session's epoch %d", l.Epoch)
 	}
 }
@@ -927,7 +1014,7 @@ func testLeaseRace(t *testing.T, e *env) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			_, errs[i] = e.s.AcquireLease(e.ctx, k, fmt.Sprintf("owner-%d", i), time.Minute)
+			_, errs[i] = e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: fmt.Sprintf("owner-%d", i), TTL: time.Minute, Input: json.RawMessage(fmt.Sprintf(`{"owner":%d}`, i))})
 		})
 	}
 	wg.Wait()
@@ -942,28 +1029,22 @@ func testLeaseRace(t *testing.T, e *env) {
 			t.Errorf("owner %d: %v, want ErrLeased", i, err)
 		}
 	}
-	l, err := e.s.GetLease(e.ctx, k)
-	must(t, "GetLease", err)
-	if winner < 0 || l.Owner != fmt.Sprintf("owner-%d", winner) || l.Epoch != 1 {
+	rec, err := e.s.GetSession(e.ctx, k)
+	must(t, "GetSession", err)
+	if l := rec.Lease; winner < 0 || l.Owner != fmt.Sprintf("owner-%d", winner) || l.Epoch != 1 {
 		t.Errorf("after the race: winner %d, lease %+v", winner, l)
+	}
+	// Only the winner's input was queued.
+	if n, err := e.s.PendingInputs(e.ctx, k); err != nil || n != 1 {
+		t.Errorf("after the race: %d inputs pending, %v", n, err)
 	}
 }
 
+// Inputs: BeginRun queues its input already claimed, or claims the
+// inputs a dead run left (Attempts counting each claim) and queues
+// nothing; FinishRun marks the inputs it names done, each once.
 func testInputs(t *testing.T, e *env) {
 	k := e.create(t, "u1", "a1")
-	raws := []string{`[{"role":"user","content":[]}]`, `{"type":"USER_CONFIRM_RESULT"}`, `{"type":"USER_INTERRUPT"}`}
-	var ids []int64
-	for _, r := range raws {
-		in, err := e.s.EnqueueInput(e.ctx, k, json.RawMessage(r))
-		must(t, "EnqueueInput", err)
-		if string(in.JSON) != r || !in.CreatedAt.Equal(e.clock.Now()) || in.Attempts != 0 {
-			t.Errorf("enqueued %+v", in)
-		}
-		if len(ids) > 0 && in.ID <= ids[len(ids)-1] {
-			t.Errorf("input ids not increasing: %d after %v", in.ID, ids)
-		}
-		ids = append(ids, in.ID)
-	}
 	pendingIs := func(want int) {
 		t.Helper()
 		n, err := e.s.PendingInputs(e.ctx, k)
@@ -972,82 +1053,87 @@ func testInputs(t *testing.T, e *env) {
 			t.Errorf("PendingInputs = %d, want %d", n, want)
 		}
 	}
-	pendingIs(3)
-	_, err := e.s.ClaimInput(e.ctx, k, "A")
-	wantErr(t, "ClaimInput without the lease", err, session.ErrNotHeld)
-	_, err = e.s.AcquireLease(e.ctx, k, "A", time.Minute)
-	must(t, "AcquireLease A", err)
-	_, err = e.s.ClaimInput(e.ctx, k, "B")
-	wantErr(t, "ClaimInput by a non-holder", err, session.ErrNotHeld)
-	claim := func(owner string, wantID int64, wantAttempts int) session.Input {
+	raws := []string{`[{"role":"user","content":[]}]`, `{"type":"USER_CONFIRM_RESULT"}`, `{"type":"USER_INTERRUPT"}`, `{"n":4}`}
+	var ids []int64
+	begin := func(owner string, raw string) session.Run {
 		t.Helper()
-		in, err := e.s.ClaimInput(e.ctx, k, owner)
-		must(t, "ClaimInput "+owner, err)
-		if in.ID != wantID || in.Attempts != wantAttempts {
-			t.Errorf("%s claimed input %d (attempt %d), want %d (attempt %d)", owner, in.ID, in.Attempts, wantID, wantAttempts)
+		r := e.begin(t, k, owner, time.Minute, raw)
+		in := r.Input
+		if string(in.JSON) != raw || !in.CreatedAt.Equal(e.clock.Now()) || in.Attempts != 1 || len(r.Leftovers) != 0 {
+			t.Errorf("queued %+v (leftovers %v)", in, r.Leftovers)
 		}
-		return in
+		if len(ids) > 0 && in.ID <= ids[len(ids)-1] {
+			t.Errorf("input ids not increasing: %d after %v", in.ID, ids)
+		}
+		ids = append(ids, in.ID)
+		return r
 	}
-	in := claim("A", ids[0], 1)
-	if string(in.JSON) != raws[0] {
-		t.Errorf("claimed JSON %s", in.JSON)
+	r := begin("A", raws[0])
+	pendingIs(1)
+	e.finish(t, k, r.Lease, ids[0])
+	pendingIs(0)
+
+	r = begin("A", raws[1])
+	pendingIs(1)
+	for _, bad := range []struct {
+		what string
+		done []int64
+	}{{"an unknown input", []int64{ids[1] + 1000}}, {"an input done already", []int64{ids[1], ids[0]}}, {"one input twice", []int64{ids[1], ids[1]}}} {
+		_, err := e.s.FinishRun(e.ctx, k, r.Lease, session.RunEnd{Done: bad.done, Status: session.StatusIdle})
+		wantErr(t, "FinishRun marking "+bad.what+" done", err, session.ErrNotFound)
 	}
-	claim("A", ids[1], 1)
-	must(t, "CompleteInput", e.s.CompleteInput(e.ctx, k, ids[0]))
-	wantErr(t, "CompleteInput twice", e.s.CompleteInput(e.ctx, k, ids[0]), session.ErrNotFound)
-	wantErr(t, "CompleteInput of an unclaimed input", e.s.CompleteInput(e.ctx, k, ids[2]), session.ErrNotFound)
-	wantErr(t, "CompleteInput of an unknown input", e.s.CompleteInput(e.ctx, k, ids[2]+1000), session.ErrNotFound)
-	pendingIs(2)
+	pendingIs(1)
 
 	// A dies holding the lease and input 2; B takes over after expiry and
-	// is handed input 2 again, then 3.
+	// is handed input 2 again, queuing nothing of its own.
 	e.clock.Advance(2 * time.Minute)
-	_, err = e.s.ClaimInput(e.ctx, k, "A")
-	wantErr(t, "ClaimInput under an expired lease", err, session.ErrNotHeld)
-	_, err = e.s.AcquireLease(e.ctx, k, "B", time.Minute)
-	must(t, "AcquireLease B", err)
-	claim("B", ids[1], 2)
-	claim("B", ids[2], 1)
-	_, err = e.s.ClaimInput(e.ctx, k, "B")
-	wantErr(t, "ClaimInput with all claimed", err, session.ErrNoInput)
-	must(t, "CompleteInput", e.s.CompleteInput(e.ctx, k, ids[2]))
-	must(t, "CompleteInput", e.s.CompleteInput(e.ctx, k, ids[1]))
+	rb, err := e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "B", TTL: time.Minute, Input: json.RawMessage(raws[2])})
+	must(t, "BeginRun B over a dead run", err)
+	if len(rb.Leftovers) != 1 || rb.Leftovers[0].ID != ids[1] || rb.Leftovers[0].Attempts != 2 || string(rb.Leftovers[0].JSON) != raws[1] || rb.Input.ID != 0 {
+		t.Errorf("B's run over A's: input %+v, leftovers %+v", rb.Input, rb.Leftovers)
+	}
+	pendingIs(1)
+	e.finish(t, k, rb.Lease, ids[1])
 	pendingIs(0)
-	_, err = e.s.ClaimInput(e.ctx, k, "B")
-	wantErr(t, "ClaimInput with all done", err, session.ErrNoInput)
+	if r := e.begin(t, k, "B", time.Minute, ""); r.Input.ID != 0 || len(r.Leftovers) != 0 {
+		t.Errorf("a run without input over nothing pending: %+v", r)
+	} else {
+		e.finish(t, k, r.Lease)
+	}
+	pendingIs(0)
 
-	// A release and re-acquire by the same owner is a new lease: what it
-	// claimed and left undone is handed out again.
-	in4, err := e.s.EnqueueInput(e.ctx, k, json.RawMessage(`{"n":4}`))
-	must(t, "EnqueueInput", err)
-	claim("B", in4.ID, 1)
-	must(t, "ReleaseLease", e.s.ReleaseLease(e.ctx, k, "B"))
-	_, err = e.s.AcquireLease(e.ctx, k, "B", time.Minute)
-	must(t, "AcquireLease B again", err)
-	claim("B", in4.ID, 2)
+	// A run ended without marking its input done leaves it pending; the
+	// same owner's next run is a new lease, and is handed it again.
+	r = begin("B", raws[3])
+	e.finish(t, k, r.Lease)
+	pendingIs(1)
+	r = e.begin(t, k, "B", time.Minute, `{"n":5}`)
+	if len(r.Leftovers) != 1 || r.Leftovers[0].ID != ids[2] || r.Leftovers[0].Attempts != 2 {
+		t.Errorf("the same owner's next run: leftovers %+v", r.Leftovers)
+	}
 
-	// Inputs of another session are not claimable here.
-	wantErr(t, "CompleteInput of another session's input", e.s.CompleteInput(e.ctx, e.create(t, "u1", "a1"), in4.ID), session.ErrNotFound)
+	// Inputs of another session are not another session's to mark done.
+	other := e.create(t, "u1", "a1")
+	ro := e.begin(t, other, "B", time.Minute, "")
+	_, err = e.s.FinishRun(e.ctx, other, ro.Lease, session.RunEnd{Done: []int64{ids[2]}, Status: session.StatusIdle})
+	wantErr(t, "FinishRun marking another session's input done", err, session.ErrNotFound)
+	e.finish(t, k, r.Lease, ids[2])
+	pendingIs(0)
 }
 
 func testRecoverable(t *testing.T, e *env) {
 	idle := e.create(t, "u1", "a1") // nothing to do
 	_ = idle
 	queued := e.create(t, "u1", "a1") // an input, no run
-	_, err := e.s.EnqueueInput(e.ctx, queued, json.RawMessage(`[]`))
-	must(t, "EnqueueInput", err)
+	r := e.begin(t, queued, "A", time.Minute, `[]`)
+	e.finish(t, queued, r.Lease)
 	running := e.create(t, "u2", "a1") // an input and a live run
-	_, err = e.s.EnqueueInput(e.ctx, running, json.RawMessage(`[]`))
-	must(t, "EnqueueInput", err)
-	_, err = e.s.AcquireLease(e.ctx, running, "live", time.Hour)
-	must(t, "AcquireLease", err)
+	e.begin(t, running, "live", time.Hour, `[]`)
 	died := e.create(t, "u2", "a1") // a run whose owner died
-	_, err = e.s.AcquireLease(e.ctx, died, "dead", time.Second)
-	must(t, "AcquireLease", err)
-	finished := e.create(t, "u1", "a1") // a run that released
-	_, err = e.s.AcquireLease(e.ctx, finished, "done", time.Second)
-	must(t, "AcquireLease", err)
-	must(t, "ReleaseLease", e.s.ReleaseLease(e.ctx, finished, "done"))
+	e.begin(t, died, "dead", time.Second, "")
+	finished := e.create(t, "u1", "a1") // a run that ended
+	r = e.begin(t, finished, "done", time.Second, `[]`)
+	e.finish(t, finished, r.Lease, r.Input.ID)
 
 	keys, err := e.s.Recoverable(e.ctx, 10)
 	must(t, "Recoverable", err)
@@ -1098,13 +1184,12 @@ func testDelete(t *testing.T, e *env) {
 func testBuffers(t *testing.T, e *env) {
 	k := e.create(t, "u1", "a1")
 	buf := []byte(`{"n":1}`)
-	_, err := e.s.AppendEvents(e.ctx, k, []json.RawMessage{buf})
-	must(t, "AppendEvents", err)
-	_, err = e.s.SaveState(e.ctx, k, 0, buf)
-	must(t, "SaveState", err)
-	must(t, "UpsertMessages", e.s.UpsertMessages(e.ctx, k, []session.Message{{ID: "m", JSON: buf}}))
-	_, err = e.s.EnqueueInput(e.ctx, k, buf)
-	must(t, "EnqueueInput", err)
+	r, err := e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "o", TTL: time.Minute, Input: buf})
+	must(t, "BeginRun", err)
+	_, err = e.s.AppendRun(e.ctx, k, r.Lease, session.RunAppend{Events: []json.RawMessage{buf}, Messages: []session.Message{{ID: "m", JSON: buf}}})
+	must(t, "AppendRun", err)
+	_, err = e.s.FinishRun(e.ctx, k, r.Lease, session.RunEnd{State: buf, Status: session.StatusIdle})
+	must(t, "FinishRun", err)
 	copy(buf, `{"n":9}`)
 
 	check := func(when string) {
@@ -1125,12 +1210,9 @@ func testBuffers(t *testing.T, e *env) {
 	}
 	check("after the caller reused its buffer")
 	check("after the caller changed what it read")
-	_, err = e.s.AcquireLease(e.ctx, k, "o", time.Minute)
-	must(t, "AcquireLease", err)
-	in, err := e.s.ClaimInput(e.ctx, k, "o")
-	must(t, "ClaimInput", err)
-	if string(in.JSON) != `{"n":1}` {
-		t.Errorf("input stored as %s", in.JSON)
+	r = e.begin(t, k, "o", time.Minute, "")
+	if len(r.Leftovers) != 1 || string(r.Leftovers[0].JSON) != `{"n":1}` {
+		t.Errorf("input stored as %v", r.Leftovers)
 	}
 }
 
@@ -1145,51 +1227,48 @@ func testRuns(t *testing.T, e *env) {
 		}
 	}
 	in1 := json.RawMessage(`[{"role":"user","content":[]}]`)
-	rs, err := e.s.StartRun(e.ctx, k, "A", time.Minute, in1)
-	must(t, "StartRun", err)
-	if rs.Lease.Owner != "A" || !rs.Lease.Expires.Equal(e.clock.Now().Add(time.Minute)) || rs.Pending != 0 {
-		t.Errorf("StartRun: lease %+v, pending %d", rs.Lease, rs.Pending)
+	rs, err := e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "A", TTL: time.Minute, Input: in1})
+	must(t, "BeginRun", err)
+	if rs.Lease.Owner != "A" || !rs.Lease.Expires.Equal(e.clock.Now().Add(time.Minute)) || len(rs.Leftovers) != 0 {
+		t.Errorf("BeginRun: lease %+v, leftovers %v", rs.Lease, rs.Leftovers)
 	}
 	if rs.Input.ID == 0 || string(rs.Input.JSON) != string(in1) || rs.Input.Attempts != 1 || !rs.Input.CreatedAt.Equal(e.clock.Now()) {
-		t.Errorf("StartRun input %+v", rs.Input)
+		t.Errorf("BeginRun input %+v", rs.Input)
 	}
 	if rs.State.JSON != nil || rs.State.Version != 0 {
-		t.Errorf("StartRun state of a new session: %+v", rs.State)
+		t.Errorf("BeginRun state of a new session: %+v", rs.State)
 	}
-	if l, err := e.s.GetLease(e.ctx, k); err != nil || l != rs.Lease {
-		t.Errorf("GetLease = %+v, %v; StartRun gave %+v", l, err, rs.Lease)
+	if rec, err := e.s.GetSession(e.ctx, k); err != nil || rec.Lease != rs.Lease || rec.Status != session.StatusRunning {
+		t.Errorf("GetSession = lease %+v, status %q, %v; BeginRun gave %+v", rec.Lease, rec.Status, err, rs.Lease)
 	}
 	pendingIs(1)
-	// The input is claimed under this lease already.
-	_, err = e.s.ClaimInput(e.ctx, k, "A")
-	wantErr(t, "ClaimInput after StartRun", err, session.ErrNoInput)
-	_, err = e.s.StartRun(e.ctx, k, "B", time.Minute, json.RawMessage(`{}`))
-	wantErr(t, "StartRun while A runs", err, session.ErrLeased)
+	_, err = e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "B", TTL: time.Minute, Input: json.RawMessage(`{}`)})
+	wantErr(t, "BeginRun while A runs", err, session.ErrLeased)
 	pendingIs(1)
 
 	// The run's first write: its input messages and first events.
-	w, err := e.s.WriteRun(e.ctx, k, session.RunWrite{Messages: []session.Message{msg("u1", "hi")},
+	first, err := e.s.AppendRun(e.ctx, k, rs.Lease, session.RunAppend{Messages: []session.Message{msg("u1", "hi")},
 		Events: []json.RawMessage{json.RawMessage(`{"n":1}`), json.RawMessage(`{"n":2}`)}})
-	must(t, "WriteRun", err)
-	if w.First != 1 || w.Version != 0 {
-		t.Errorf("WriteRun = %+v, want first 1, version 0", w)
+	must(t, "AppendRun", err)
+	if first != 1 {
+		t.Errorf("AppendRun first = %d, want 1", first)
 	}
-	w, err = e.s.WriteRun(e.ctx, k, session.RunWrite{Events: []json.RawMessage{json.RawMessage(`{"n":3}`)}})
-	must(t, "WriteRun", err)
-	if w.First != 3 {
-		t.Errorf("WriteRun first = %d, want 3", w.First)
+	first, err = e.appendEvents(k, rs.Lease, json.RawMessage(`{"n":3}`))
+	must(t, "AppendRun", err)
+	if first != 3 {
+		t.Errorf("AppendRun first = %d, want 3", first)
 	}
-	// Its last: state, reply, last event, input done, lease freed.
-	w, err = e.s.WriteRun(e.ctx, k, session.RunWrite{State: json.RawMessage(`{"v":1}`), StateVersion: 0,
+	// Its last: state, reply, last event, input done, status, lease freed.
+	w, err := e.s.FinishRun(e.ctx, k, rs.Lease, session.RunEnd{State: json.RawMessage(`{"v":1}`), StateVersion: 0,
 		Messages: []session.Message{msg("r1", "hello")}, Events: []json.RawMessage{json.RawMessage(`{"n":4}`)},
-		Done: rs.Input.ID, Release: "A"})
-	must(t, "WriteRun (last)", err)
+		Done: []int64{rs.Input.ID}, Status: session.StatusAwaitingPermission})
+	must(t, "FinishRun", err)
 	if w.First != 4 || w.Version != 1 {
-		t.Errorf("WriteRun (last) = %+v, want first 4, version 1", w)
+		t.Errorf("FinishRun = %+v, want first 4, version 1", w)
 	}
 	pendingIs(0)
-	if l, err := e.s.GetLease(e.ctx, k); err != nil || l.Owner != "" {
-		t.Errorf("lease after the last WriteRun: %+v, %v", l, err)
+	if rec, err := e.s.GetSession(e.ctx, k); err != nil || rec.Lease.Owner != "" || rec.Status != session.StatusAwaitingPermission {
+		t.Errorf("after FinishRun: lease %+v, status %q, %v", rec.Lease, rec.Status, err)
 	}
 	page, err := e.s.ListMessages(e.ctx, k, session.MessageQuery{Limit: 10})
 	must(t, "ListMessages", err)
@@ -1205,57 +1284,166 @@ func testRuns(t *testing.T, e *env) {
 
 	// The next run reads the state the last one saved, under the same
 	// owner's new lease.
-	rs2, err := e.s.StartRun(e.ctx, k, "A", time.Minute, json.RawMessage(`{"type":"USER_CONFIRM_RESULT"}`))
-	must(t, "StartRun again", err)
-	if string(rs2.State.JSON) != `{"v":1}` || rs2.State.Version != 1 || rs2.Input.ID <= rs.Input.ID || rs2.Pending != 0 {
-		t.Errorf("second StartRun: %+v", rs2)
+	rs2, err := e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "A", TTL: time.Minute, Input: json.RawMessage(`{"type":"USER_CONFIRM_RESULT"}`)})
+	must(t, "BeginRun again", err)
+	if string(rs2.State.JSON) != `{"v":1}` || rs2.State.Version != 1 || rs2.Input.ID <= rs.Input.ID || len(rs2.Leftovers) != 0 || rs2.Lease.Epoch != rs.Lease.Epoch+1 {
+		t.Errorf("second BeginRun: %+v", rs2)
 	}
 
-	// A dies with its input undone; B, after the lease expired, is told
-	// of it and queues nothing; the input is B's to claim (again).
+	// A dies with its input undone; B, after the lease expired, is handed
+	// it (claimed again) and queues nothing.
 	e.clock.Advance(2 * time.Minute)
-	rs3, err := e.s.StartRun(e.ctx, k, "B", time.Minute, json.RawMessage(`{"n":"b"}`))
-	must(t, "StartRun over a dead run", err)
-	if rs3.Pending != 1 || rs3.Input.ID != 0 || rs3.Lease.Owner != "B" || rs3.Lease.Epoch <= rs2.Lease.Epoch {
-		t.Errorf("StartRun over a dead run: %+v (before: %+v)", rs3, rs2.Lease)
+	rs3, err := e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "B", TTL: time.Minute, Input: json.RawMessage(`{"n":"b"}`)})
+	must(t, "BeginRun over a dead run", err)
+	if len(rs3.Leftovers) != 1 || rs3.Input.ID != 0 || rs3.Lease.Owner != "B" || rs3.Lease.Epoch <= rs2.Lease.Epoch {
+		t.Errorf("BeginRun over a dead run: %+v (before: %+v)", rs3, rs2.Lease)
+	}
+	if in := rs3.Leftovers[0]; in.ID != rs2.Input.ID || in.Attempts != 2 || string(in.JSON) != `{"type":"USER_CONFIRM_RESULT"}` {
+		t.Errorf("leftover %+v, want input %d at attempt 2", in, rs2.Input.ID)
 	}
 	pendingIs(1)
-	in, err := e.s.ClaimInput(e.ctx, k, "B")
-	must(t, "ClaimInput of the dead run's input", err)
-	if in.ID != rs2.Input.ID || in.Attempts != 2 {
-		t.Errorf("claimed %+v, want input %d at attempt 2", in, rs2.Input.ID)
+	if string(rs3.State.JSON) != `{"v":1}` {
+		t.Errorf("BeginRun over a dead run read state %s", rs3.State.JSON)
 	}
 }
 
 func testRunWriteAtomic(t *testing.T, e *env) {
 	k := e.create(t, "u1", "a1")
-	rs, err := e.s.StartRun(e.ctx, k, "A", time.Minute, json.RawMessage(`{}`))
-	must(t, "StartRun", err)
-	_, err = e.s.WriteRun(e.ctx, k, session.RunWrite{State: json.RawMessage(`{"v":1}`), Events: []json.RawMessage{json.RawMessage(`{"n":1}`)}})
-	must(t, "WriteRun", err)
+	rs := e.begin(t, k, "A", time.Minute, `{}`)
+	_, err := e.s.FinishRun(e.ctx, k, rs.Lease, session.RunEnd{State: json.RawMessage(`{"v":1}`), Events: []json.RawMessage{json.RawMessage(`{"n":1}`)},
+		Status: session.StatusAwaitingExternalResult})
+	must(t, "FinishRun", err)
+	rs = e.begin(t, k, "A", time.Minute, "")
+	if len(rs.Leftovers) != 1 {
+		t.Fatalf("leftovers %v", rs.Leftovers)
+	}
 	before := snapshot(t, e, k)
-	good := func() session.RunWrite {
-		return session.RunWrite{State: json.RawMessage(`{"v":2}`), StateVersion: 1, Messages: []session.Message{msg("r", "x")},
-			Events: []json.RawMessage{json.RawMessage(`{"n":2}`)}, Done: rs.Input.ID, Release: "A"}
+	good := func() session.RunEnd {
+		return session.RunEnd{State: json.RawMessage(`{"v":2}`), StateVersion: 1, Messages: []session.Message{msg("r", "x")},
+			Events: []json.RawMessage{json.RawMessage(`{"n":2}`)}, Done: []int64{rs.Leftovers[0].ID}, Status: session.StatusIdle}
 	}
 	stale := good()
 	stale.StateVersion = 0
-	_, err = e.s.WriteRun(e.ctx, k, stale)
-	wantErr(t, "WriteRun with a stale state version", err, session.ErrConflict)
-	notHeld := good()
-	notHeld.Release = "B"
-	_, err = e.s.WriteRun(e.ctx, k, notHeld)
-	wantErr(t, "WriteRun releasing another owner's lease", err, session.ErrNotHeld)
+	_, err = e.s.FinishRun(e.ctx, k, rs.Lease, stale)
+	wantErr(t, "FinishRun with a stale state version", err, session.ErrConflict)
+	_, err = e.s.FinishRun(e.ctx, k, session.Lease{Owner: "B", Epoch: rs.Lease.Epoch}, good())
+	wantErr(t, "FinishRun of another owner's lease", err, session.ErrNotHeld)
+	_, err = e.s.FinishRun(e.ctx, k, session.Lease{Owner: "A", Epoch: rs.Lease.Epoch - 1}, good())
+	wantErr(t, "FinishRun of an earlier lease", err, session.ErrNotHeld)
 	unknown := good()
-	unknown.Done = rs.Input.ID + 1000
-	_, err = e.s.WriteRun(e.ctx, k, unknown)
-	wantErr(t, "WriteRun completing an unknown input", err, session.ErrNotFound)
+	unknown.Done = append(unknown.Done, rs.Leftovers[0].ID+1000)
+	_, err = e.s.FinishRun(e.ctx, k, rs.Lease, unknown)
+	wantErr(t, "FinishRun completing an unknown input", err, session.ErrNotFound)
 	if after := snapshot(t, e, k); after != before {
-		t.Errorf("a failed WriteRun changed the session:\nbefore %s\nafter  %s", before, after)
+		t.Errorf("a failed FinishRun changed the session:\nbefore %s\nafter  %s", before, after)
 	}
-	w, err := e.s.WriteRun(e.ctx, k, good())
-	must(t, "WriteRun", err)
+	w, err := e.s.FinishRun(e.ctx, k, rs.Lease, good())
+	must(t, "FinishRun", err)
 	if w.First != 2 || w.Version != 2 {
-		t.Errorf("WriteRun = %+v, want first 2, version 2", w)
+		t.Errorf("FinishRun = %+v, want first 2, version 2", w)
+	}
+}
+
+// statusIs checks k's status as GetSession and ListSessions read it.
+func statusIs(t *testing.T, e *env, k session.Key, want session.Status) {
+	t.Helper()
+	rec, err := e.s.GetSession(e.ctx, k)
+	must(t, "GetSession", err)
+	if rec.Status != want {
+		t.Errorf("GetSession status %q, want %q", rec.Status, want)
+	}
+	page, _, err := e.s.ListSessions(e.ctx, session.ListQuery{UserID: k.UserID})
+	must(t, "ListSessions", err)
+	for _, r := range page {
+		if r.ID == k.SessionID && r.Status != want {
+			t.Errorf("ListSessions status %q, want %q", r.Status, want)
+		}
+	}
+}
+
+// The status column: a new session is idle, a run makes it running from
+// BeginRun to FinishRun, which stores the status the run leaves, and each
+// of them reads back from GetSession and ListSessions alike. FillStatus
+// never overwrites a status a run stored.
+func testStatus(t *testing.T, e *env) {
+	k := e.create(t, "u1", "a1")
+	other := e.create(t, "u1", "a1")
+	statusIs(t, e, k, session.StatusIdle)
+	for _, want := range []session.Status{session.StatusAwaitingPermission, session.StatusAwaitingExternalResult, session.StatusIdle, session.StatusAwaitingPermission} {
+		r := e.begin(t, k, "A", time.Minute, `{}`)
+		statusIs(t, e, k, session.StatusRunning)
+		_, err := e.appendEvents(k, r.Lease, json.RawMessage(`{}`))
+		must(t, "AppendRun", err)
+		_, err = e.s.RenewRun(e.ctx, k, r.Lease, time.Minute)
+		must(t, "RenewRun", err)
+		statusIs(t, e, k, session.StatusRunning)
+		_, err = e.s.FinishRun(e.ctx, k, r.Lease, session.RunEnd{Done: []int64{r.Input.ID}, Status: want})
+		must(t, "FinishRun", err)
+		statusIs(t, e, k, want)
+		statusIs(t, e, other, session.StatusIdle)
+	}
+	// A refused end leaves the session running.
+	r := e.begin(t, k, "A", time.Minute, "")
+	_, err := e.s.FinishRun(e.ctx, k, r.Lease, session.RunEnd{State: json.RawMessage(`{}`), StateVersion: 7, Status: session.StatusIdle})
+	wantErr(t, "FinishRun with a stale version", err, session.ErrConflict)
+	statusIs(t, e, k, session.StatusRunning)
+	// FillStatus only fills a status no run stored: not these.
+	must(t, "FillStatus of a running session", e.s.FillStatus(e.ctx, k, session.StatusIdle))
+	statusIs(t, e, k, session.StatusRunning)
+	e.finish(t, k, r.Lease)
+	must(t, "FillStatus of an idle session", e.s.FillStatus(e.ctx, k, session.StatusAwaitingPermission))
+	statusIs(t, e, k, session.StatusIdle)
+}
+
+// A run that dies mid-run leaves the session running, with a lease that
+// expires: the rescue lists it, begins a run of its own (handed the dead
+// run's input) and its finish sets the status right; the dead run can no
+// longer write.
+func testCrashMidRun(t *testing.T, e *env) {
+	k := e.create(t, "u1", "a1")
+	dead := e.begin(t, k, "A", 10*time.Second, `[{"role":"user"}]`)
+	_, err := e.appendEvents(k, dead.Lease, json.RawMessage(`{"type":"REPLY_START"}`))
+	must(t, "AppendRun", err)
+	// The process dies here.
+	statusIs(t, e, k, session.StatusRunning)
+	rec, err := e.s.GetSession(e.ctx, k)
+	must(t, "GetSession", err)
+	if !rec.Lease.Held(e.clock.Now()) || !rec.Lease.Expires.Equal(e.clock.Now().Add(10*time.Second)) {
+		t.Errorf("a dead run's lease %+v", rec.Lease)
+	}
+	if keys, err := e.s.Recoverable(e.ctx, 10); err != nil || len(keys) != 0 {
+		t.Errorf("Recoverable while the lease lasts: %v, %v", keys, err)
+	}
+	e.clock.Advance(10 * time.Second)
+	statusIs(t, e, k, session.StatusRunning)
+	if rec, _ := e.s.GetSession(e.ctx, k); rec.Lease.Held(e.clock.Now()) || rec.Lease.Owner != "A" {
+		t.Errorf("an expired dead run's lease %+v", rec.Lease)
+	}
+	keys, err := e.s.Recoverable(e.ctx, 10)
+	must(t, "Recoverable", err)
+	if want := []session.Key{k}; !slices.Equal(keys, want) {
+		t.Fatalf("Recoverable after expiry: %v, want %v", keys, want)
+	}
+	rescue := e.begin(t, k, "B", time.Minute, "")
+	if len(rescue.Leftovers) != 1 || rescue.Leftovers[0].ID != dead.Input.ID || rescue.Leftovers[0].Attempts != 2 {
+		t.Fatalf("the rescue's leftovers %+v", rescue.Leftovers)
+	}
+	statusIs(t, e, k, session.StatusRunning)
+	_, err = e.appendEvents(k, dead.Lease, json.RawMessage(`{"late":true}`))
+	wantErr(t, "AppendRun of the dead run", err, session.ErrNotHeld)
+	_, err = e.s.FinishRun(e.ctx, k, rescue.Lease, session.RunEnd{State: json.RawMessage(`{"closed":true}`),
+		Events: []json.RawMessage{json.RawMessage(`{"type":"REPLY_END"}`)}, Done: []int64{dead.Input.ID}, Status: session.StatusIdle})
+	must(t, "the rescue's FinishRun", err)
+	statusIs(t, e, k, session.StatusIdle)
+	_, err = e.s.FinishRun(e.ctx, k, dead.Lease, session.RunEnd{Status: session.StatusAwaitingPermission})
+	wantErr(t, "FinishRun of the dead run", err, session.ErrNotHeld)
+	statusIs(t, e, k, session.StatusIdle)
+	if keys, err := e.s.Recoverable(e.ctx, 10); err != nil || len(keys) != 0 {
+		t.Errorf("Recoverable after the rescue: %v, %v", keys, err)
+	}
+	evs, err := e.s.ReadEvents(e.ctx, k, 0, 10)
+	must(t, "ReadEvents", err)
+	if len(evs) != 2 || string(evs[1].JSON) != `{"type":"REPLY_END"}` {
+		t.Errorf("log after the rescue: %v", evs)
 	}
 }

@@ -9,20 +9,10 @@ import (
 
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/session/internal/check"
+	"github.com/agentscope-go/agentscope/session/internal/sqlstore"
 )
 
-const agentCols = `id, user_id, config, created_at, updated_at`
-
-func scanAgent(row scanner) (session.AgentRecord, error) {
-	var r session.AgentRecord
-	var created, updated int64
-	var cfg []byte
-	if err := row.Scan(&r.ID, &r.UserID, &cfg, &created, &updated); err != nil {
-		return session.AgentRecord{}, err
-	}
-	r.Config, r.CreatedAt, r.UpdatedAt = cfg, fromUS(created), fromUS(updated)
-	return r, nil
-}
+var scanAgent = sqlstore.ScanAgent
 
 func agentNotFound(k session.AgentKey) error {
 	return fmt.Errorf("agent %s: %w", k.AgentID, session.ErrNotFound)
@@ -43,8 +33,7 @@ func (s *Store) CreateAgent(ctx context.Context, userID string, config json.RawM
 	var rec session.AgentRecord
 	err = s.write(ctx, func(tx *wtx) error {
 		var err error
-		rec, err = scanAgent(tx.QueryRowContext(ctx, `INSERT INTO agents (id, user_id, config, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?) RETURNING `+agentCols, s.ids.NewID(), userID, []byte(cfg), now, now))
+		rec, err = scanAgent(tx.QueryRowContext(ctx, d.Q.CreateAgent, s.ids.NewID(), userID, []byte(cfg), now))
 		return err
 	})
 	if err != nil {
@@ -57,7 +46,7 @@ func (s *Store) GetAgent(ctx context.Context, k session.AgentKey) (session.Agent
 	if err := check.AgentBegin(ctx, k); err != nil {
 		return session.AgentRecord{}, err
 	}
-	rec, err := scanAgent(s.r.QueryRowContext(ctx, `SELECT `+agentCols+` FROM agents WHERE id = ? AND user_id = ?`, k.AgentID, k.UserID))
+	rec, err := scanAgent(s.row(ctx, d.Q.GetAgent, k.AgentID, k.UserID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return session.AgentRecord{}, agentNotFound(k)
 	}
@@ -71,7 +60,7 @@ func (s *Store) ListAgents(ctx context.Context, userID string) ([]session.AgentR
 	if err := check.User(userID); err != nil {
 		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+agentCols+` FROM agents WHERE user_id = ? ORDER BY n`, userID)
+	rows, err := s.rows(ctx, d.Q.ListAgents, userID)
 	if err != nil {
 		return nil, fail(ctx, err)
 	}
@@ -97,7 +86,7 @@ func (s *Store) UpdateAgent(ctx context.Context, k session.AgentKey, config json
 	var rec session.AgentRecord
 	err := s.write(ctx, func(tx *wtx) error {
 		var err error
-		rec, err = scanAgent(tx.QueryRowContext(ctx, `UPDATE agents SET config = ?, updated_at = ? WHERE id = ? AND user_id = ? RETURNING `+agentCols,
+		rec, err = scanAgent(tx.QueryRowContext(ctx, d.Q.UpdateAgent,
 			[]byte(config), us(s.now()), k.AgentID, k.UserID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return agentNotFound(k)
@@ -112,7 +101,7 @@ func (s *Store) DeleteAgent(ctx context.Context, k session.AgentKey) error {
 		return err
 	}
 	return s.write(ctx, func(tx *wtx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM agents WHERE id = ? AND user_id = ?`, k.AgentID, k.UserID)
+		res, err := tx.ExecContext(ctx, d.Q.DeleteAgent, k.AgentID, k.UserID)
 		if err != nil {
 			return err
 		}
@@ -121,7 +110,7 @@ func (s *Store) DeleteAgent(ctx context.Context, k session.AgentKey) error {
 		}
 		// The sessions' rows cascade to their state, transcript, events
 		// and inputs.
-		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND agent_id = ?`, k.UserID, k.AgentID)
+		_, err = tx.ExecContext(ctx, d.Q.DeleteAgentSessions, k.UserID, k.AgentID)
 		return err
 	})
 }
@@ -136,18 +125,6 @@ func (s *Store) HeldBy(ctx context.Context, owner string, limit int) ([]session.
 	if err := check.Limit(limit); err != nil {
 		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT user_id, id FROM sessions WHERE lease_owner = ? ORDER BY created_at, n LIMIT ?`, owner, limit)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	defer rows.Close()
-	var out []session.Key
-	for rows.Next() {
-		var k session.Key
-		if err := rows.Scan(&k.UserID, &k.SessionID); err != nil {
-			return nil, fail(ctx, err)
-		}
-		out = append(out, k)
-	}
-	return out, fail(ctx, rows.Err())
+	rows, err := s.rows(ctx, d.Q.HeldBy, owner, limit)
+	return keys(ctx, rows, err)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/session/sqlite"
@@ -25,7 +26,9 @@ func ExampleOpen() {
 	}
 	rec, _ := s.CreateSession(ctx, session.NewSession{UserID: "alice", AgentID: "friday", Name: "first"})
 	k := session.Key{UserID: "alice", SessionID: rec.ID}
-	first, _ := s.AppendEvents(ctx, k, []json.RawMessage{json.RawMessage(`{"type":"REPLY_START"}`), json.RawMessage(`{"type":"REPLY_END"}`)})
+	run, _ := s.BeginRun(ctx, k, session.RunBegin{Owner: "example", TTL: time.Minute})
+	first, _ := s.AppendRun(ctx, k, run.Lease, session.RunAppend{Events: []json.RawMessage{json.RawMessage(`{"type":"REPLY_START"}`), json.RawMessage(`{"type":"REPLY_END"}`)}})
+	s.FinishRun(ctx, k, run.Lease, session.RunEnd{Status: session.StatusAwaitingPermission})
 	s.Close()
 
 	s, err = sqlite.Open(ctx, sqlite.Config{Path: path})
@@ -35,6 +38,6 @@ func ExampleOpen() {
 	defer s.Close()
 	last, _ := s.LastSeq(ctx, k)
 	got, _ := s.GetSession(ctx, k)
-	fmt.Println(first, last, got.Name)
-	// Output: 1 2 first
+	fmt.Println(first, last, got.Name, got.Status)
+	// Output: 1 2 first awaiting_permission
 }

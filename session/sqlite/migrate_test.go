@@ -47,11 +47,31 @@ func TestOpenTwice(t *testing.T) {
 		t.Fatalf("second open: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 3 || v[0] != 1 || v[1] != 2 || v[2] != 3 {
+	if v := versions(t, s); len(v) != 4 || v[0] != 1 || v[1] != 2 || v[2] != 3 || v[3] != 4 {
 		t.Errorf("schema_migrations after two opens: %v", v)
 	}
 	if _, err := s.GetSession(t.Context(), session.Key{UserID: "u", SessionID: rec.ID}); err != nil {
 		t.Errorf("session lost across reopen: %v", err)
+	}
+}
+
+// oldSession inserts a session as an older build did, with the columns of
+// version 1 only, and returns its key and row number.
+func oldSession(t *testing.T, s *Store, id string) (session.Key, int64) {
+	t.Helper()
+	var n int64
+	err := s.w.QueryRowContext(t.Context(), `INSERT INTO sessions (id, user_id, agent_id, name, config, created_at, updated_at)
+		VALUES (?, 'u', 'a', '', '{}', 1, 1) RETURNING n`, id).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return session.Key{UserID: "u", SessionID: id}, n
+}
+
+func exec(t *testing.T, s *Store, q string, args ...any) {
+	t.Helper()
+	if _, err := s.w.ExecContext(t.Context(), q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
 	}
 }
 
@@ -66,15 +86,10 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if v := versions(t, old); len(v) != 1 {
 		t.Fatalf("old database at versions %v", v)
 	}
-	rec, err := old.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := session.Key{UserID: "u", SessionID: rec.ID}
-	if _, err := old.AppendEvents(t.Context(), k, []json.RawMessage{json.RawMessage(`{"n":1}`)}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := old.AcquireLease(t.Context(), k, "o", time.Minute); err == nil {
+	k, n := oldSession(t, old, "s1")
+	exec(t, old, `INSERT INTO events (session_n, seq, data) VALUES (?, 1, '{"n":1}')`, n)
+	exec(t, old, `UPDATE sessions SET last_seq = 1 WHERE n = ?`, n)
+	if _, err := old.BeginRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Minute}); err == nil {
 		t.Fatal("a version-1 schema has lease columns")
 	}
 	old.Close()
@@ -84,19 +99,89 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 3 {
+	if v := versions(t, s); len(v) != 4 {
 		t.Errorf("versions after migration: %v", v)
 	}
-	l, err := s.AcquireLease(t.Context(), k, "o", time.Minute)
-	if err != nil || l.Epoch != 1 {
-		t.Errorf("lease on a migrated session: %+v, %v", l, err)
+	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusIdle {
+		t.Errorf("a migrated session without state: %+v, %v", rec, err)
 	}
-	first, err := s.AppendEvents(t.Context(), k, []json.RawMessage{json.RawMessage(`{"n":2}`)})
+	r, err := s.BeginRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Minute, Input: json.RawMessage(`[]`)})
+	if err != nil || r.Lease.Epoch != 1 || r.Input.ID == 0 {
+		t.Errorf("a run on a migrated session: %+v, %v", r, err)
+	}
+	first, err := s.AppendRun(t.Context(), k, r.Lease, session.RunAppend{Events: []json.RawMessage{json.RawMessage(`{"n":2}`)}})
 	if err != nil || first != 2 {
 		t.Errorf("append after migration: first %d, %v", first, err)
 	}
-	if _, err := s.EnqueueInput(t.Context(), k, json.RawMessage(`[]`)); err != nil {
-		t.Errorf("enqueue after migration: %v", err)
+}
+
+// Version 4 adds the status column, computed for the rows already there:
+// a leased session is running (whatever its run's fate, its end or the
+// rescue's sets it right), one without a state idle, one with a state
+// unknown until its engine fills it in (FillStatus), once: a status a run
+// stored is never overwritten by a fill.
+func TestMigrateStatus(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v3.db")
+	old, err := open(t.Context(), Config{Path: path}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle, _ := oldSession(t, old, "idle")
+	parked, pn := oldSession(t, old, "parked")
+	exec(t, old, `INSERT INTO states (session_n, version, data) VALUES (?, 3, '{"context":[]}')`, pn)
+	running, rn := oldSession(t, old, "running")
+	exec(t, old, `INSERT INTO states (session_n, version, data) VALUES (?, 1, '{"context":[]}')`, rn)
+	exec(t, old, `UPDATE sessions SET lease_owner = 'o', lease_expires = ?, lease_epoch = 4 WHERE n = ?`, time.Now().Add(time.Hour).UnixMicro(), rn)
+	old.Close()
+
+	s, err := Open(t.Context(), Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	statusOf := func(k session.Key) session.Status {
+		t.Helper()
+		rec, err := s.GetSession(t.Context(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec.Status
+	}
+	for k, want := range map[session.Key]session.Status{idle: session.StatusIdle, parked: session.StatusUnknown, running: session.StatusRunning} {
+		if got := statusOf(k); got != want {
+			t.Errorf("%s migrated as %q, want %q", k.SessionID, got, want)
+		}
+	}
+	list, _, err := s.ListSessions(t.Context(), session.ListQuery{UserID: "u"})
+	if err != nil || len(list) != 3 {
+		t.Fatalf("ListSessions: %v, %v", list, err)
+	}
+	if err := s.FillStatus(t.Context(), parked, session.StatusAwaitingPermission); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FillStatus(t.Context(), parked, session.StatusIdle); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(parked); got != session.StatusAwaitingPermission {
+		t.Errorf("filled %q, want the first fill's awaiting_permission", got)
+	}
+	// The old build's run is still its lease's: it ends with the status
+	// it leaves.
+	if err := s.FillStatus(t.Context(), running, session.StatusIdle); err != nil || statusOf(running) != session.StatusRunning {
+		t.Errorf("a fill overwrote a leased session's status: %v", err)
+	}
+	l := session.Lease{Owner: "o", Epoch: 4}
+	if _, err := s.FinishRun(t.Context(), running, l, session.RunEnd{State: json.RawMessage(`{"v":2}`), StateVersion: 1, Status: session.StatusAwaitingExternalResult}); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(running); got != session.StatusAwaitingExternalResult {
+		t.Errorf("after the run's end: %q", got)
+	}
+	// A session an old build left running with no lease (its end did not
+	// know the column) is filled in as unknown.
+	exec(t, s, `UPDATE sessions SET status = 'running' WHERE id = 'idle'`)
+	if err := s.FillStatus(t.Context(), idle, session.StatusIdle); err != nil || statusOf(idle) != session.StatusIdle {
+		t.Errorf("running without a lease not filled: %q, %v", statusOf(idle), err)
 	}
 }
 
@@ -148,6 +233,22 @@ func TestPragmas(t *testing.T) {
 	}
 }
 
+// populate writes a row of k in each table: a state, a message, an event
+// and an input left pending.
+func populate(t *testing.T, s *Store, k session.Key) {
+	t.Helper()
+	ctx := t.Context()
+	r, err := s.BeginRun(ctx, k, session.RunBegin{Owner: "o", TTL: time.Minute, Input: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err1 := s.AppendRun(ctx, k, r.Lease, session.RunAppend{Messages: []session.Message{{ID: "m", JSON: json.RawMessage(`{}`)}}})
+	_, err2 := s.FinishRun(ctx, k, r.Lease, session.RunEnd{State: json.RawMessage(`{}`), Events: []json.RawMessage{json.RawMessage(`{}`)}, Status: session.StatusIdle})
+	if err := errors.Join(err1, err2); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Deleting a session leaves no row of it in any table.
 func TestDeleteLeavesNoRows(t *testing.T) {
 	s, err := Open(t.Context(), Config{Path: filepath.Join(t.TempDir(), "d.db")})
@@ -161,13 +262,7 @@ func TestDeleteLeavesNoRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := session.Key{UserID: "u", SessionID: rec.ID}
-	_, err1 := s.SaveState(ctx, k, 0, json.RawMessage(`{}`))
-	err2 := s.UpsertMessages(ctx, k, []session.Message{{ID: "m", JSON: json.RawMessage(`{}`)}})
-	_, err3 := s.AppendEvents(ctx, k, []json.RawMessage{json.RawMessage(`{}`)})
-	_, err4 := s.EnqueueInput(ctx, k, json.RawMessage(`{}`))
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
-		t.Fatal(err)
-	}
+	populate(t, s, k)
 	count := func() int {
 		var n int
 		if err := s.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM sessions) + (SELECT count(*) FROM states) +
@@ -206,6 +301,15 @@ func TestTwoStoresOneFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := session.Key{UserID: "u", SessionID: rec.ID}
+	run, err := a.BeginRun(t.Context(), k, session.RunBegin{Owner: "a", TTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec2, err := a.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2 := session.Key{UserID: "u", SessionID: rec2.ID}
 	const rounds, batch = 20, 5
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
@@ -220,7 +324,7 @@ func TestTwoStoresOneFile(t *testing.T) {
 				for j := range evs {
 					evs[j] = json.RawMessage(fmt.Sprintf(`{"w":%d,"i":%d,"j":%d}`, w, i, j))
 				}
-				if _, err := s.AppendEvents(t.Context(), k, evs); err != nil {
+				if _, err := s.AppendRun(t.Context(), k, run.Lease, session.RunAppend{Events: evs}); err != nil {
 					errs[w] = err
 					return
 				}
@@ -228,8 +332,8 @@ func TestTwoStoresOneFile(t *testing.T) {
 		})
 	}
 	var leaseErrs [2]error
-	wg.Go(func() { _, leaseErrs[0] = a.AcquireLease(t.Context(), k, "a", time.Minute) })
-	wg.Go(func() { _, leaseErrs[1] = b.AcquireLease(t.Context(), k, "b", time.Minute) })
+	wg.Go(func() { _, leaseErrs[0] = a.BeginRun(t.Context(), k2, session.RunBegin{Owner: "a", TTL: time.Minute}) })
+	wg.Go(func() { _, leaseErrs[1] = b.BeginRun(t.Context(), k2, session.RunBegin{Owner: "b", TTL: time.Minute}) })
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
@@ -252,21 +356,15 @@ func TestTwoStoresOneFile(t *testing.T) {
 }
 
 // A database at version 2 (sessions with leases, no agents) is brought to
-// version 3: its leases are found by owner, and agents can be stored.
+// the latest: its leases are found by owner, and agents can be stored.
 func TestMigrateFromVersion2(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v2.db")
 	old, err := open(t.Context(), Config{Path: path}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := old.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := session.Key{UserID: "u", SessionID: rec.ID}
-	if _, err := old.AcquireLease(t.Context(), k, "o", time.Minute); err != nil {
-		t.Fatal(err)
-	}
+	k, n := oldSession(t, old, "s2")
+	exec(t, old, `UPDATE sessions SET lease_owner = 'o', lease_expires = ?, lease_epoch = 1 WHERE n = ?`, time.Now().Add(time.Minute).UnixMicro(), n)
 	if _, err := old.CreateAgent(t.Context(), "u", nil); err == nil {
 		t.Fatal("a version-2 schema has an agents table")
 	}
@@ -277,8 +375,11 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 3 {
+	if v := versions(t, s); len(v) != 4 {
 		t.Errorf("versions after migration: %v", v)
+	}
+	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusRunning {
+		t.Errorf("a migrated leased session: %+v, %v", rec, err)
 	}
 	if keys, err := s.HeldBy(t.Context(), "o", 10); err != nil || len(keys) != 1 || keys[0] != k {
 		t.Errorf("HeldBy on a migrated database: %v, %v", keys, err)
@@ -305,14 +406,7 @@ func TestDeleteAgentLeavesNoRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := session.Key{UserID: "u", SessionID: rec.ID}
-		_, err1 := s.SaveState(ctx, k, 0, json.RawMessage(`{}`))
-		err2 := s.UpsertMessages(ctx, k, []session.Message{{ID: "m", JSON: json.RawMessage(`{}`)}})
-		_, err3 := s.AppendEvents(ctx, k, []json.RawMessage{json.RawMessage(`{}`)})
-		_, err4 := s.EnqueueInput(ctx, k, json.RawMessage(`{}`))
-		if err := errors.Join(err1, err2, err3, err4); err != nil {
-			t.Fatal(err)
-		}
+		populate(t, s, session.Key{UserID: "u", SessionID: rec.ID})
 	}
 	count := func() int {
 		var n int

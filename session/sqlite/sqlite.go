@@ -17,6 +17,7 @@ import (
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/session/internal/check"
 	"github.com/agentscope-go/agentscope/session/internal/migrate"
+	"github.com/agentscope-go/agentscope/session/internal/sqlstore"
 	"github.com/agentscope-go/agentscope/stamp"
 
 	_ "modernc.org/sqlite" // the pure-Go driver, registered as "sqlite"
@@ -251,55 +252,31 @@ func fail(ctx context.Context, err error) error {
 	return err
 }
 
+// d is the shared SQL, in SQLite's words.
+var d = sqlstore.SQLite
+
 func us(t time.Time) int64 { return check.Time(t).UnixMicro() }
-
-func fromUS(v int64) time.Time {
-	if v == 0 {
-		return time.Time{}
-	}
-	return time.UnixMicro(v).UTC()
-}
-
-func notFound(k session.Key) error {
-	return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotFound)
-}
 
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// exists tells ErrNotFound from the other reasons an update matched no row.
-func exists(ctx context.Context, q querier, k session.Key) (bool, error) {
-	var n int64
-	err := q.QueryRowContext(ctx, qSessionN, k.SessionID, k.UserID).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
+// sessionN is k's row number, or ErrNotFound.
 func sessionN(ctx context.Context, q querier, k session.Key) (int64, error) {
 	var n int64
-	err := q.QueryRowContext(ctx, qSessionN, k.SessionID, k.UserID).Scan(&n)
+	err := q.QueryRowContext(ctx, d.Q.SessionN, k.SessionID, k.UserID).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, notFound(k)
+		return 0, sqlstore.NotFound(k)
 	}
 	return n, err
 }
 
-const recordCols = `id, user_id, agent_id, name, config, created_at, updated_at`
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanRecord(row scanner) (session.Record, error) {
-	var r session.Record
-	var created, updated int64
-	var cfg []byte
-	if err := row.Scan(&r.ID, &r.UserID, &r.AgentID, &r.Name, &cfg, &created, &updated); err != nil {
-		return session.Record{}, err
+// orNotFound is other when k exists, else ErrNotFound.
+func orNotFound(ctx context.Context, q querier, k session.Key, other error) error {
+	if _, err := sessionN(ctx, q, k); err != nil {
+		return err
 	}
-	r.Config, r.CreatedAt, r.UpdatedAt = cfg, fromUS(created), fromUS(updated)
-	return r, nil
+	return other
 }
 
 func (s *Store) CreateSession(ctx context.Context, ns session.NewSession) (session.Record, error) {
@@ -328,7 +305,7 @@ func (s *Store) CreateSession(ctx context.Context, ns session.NewSession) (sessi
 			}
 		}
 		var err error
-		rec, err = scanRecord(tx.QueryRowContext(ctx, qCreate,
+		rec, err = sqlstore.ScanRecord(tx.QueryRowContext(ctx, qCreate,
 			id, ns.UserID, ns.AgentID, ns.Name, []byte(cfg), now, now))
 		return err
 	})
@@ -342,9 +319,9 @@ func (s *Store) GetSession(ctx context.Context, k session.Key) (session.Record, 
 	if err := check.Begin(ctx, k); err != nil {
 		return session.Record{}, err
 	}
-	rec, err := scanRecord(s.row(ctx, qGetSession, k.SessionID, k.UserID))
+	rec, err := sqlstore.ScanRecord(s.row(ctx, d.Q.GetSession, k.SessionID, k.UserID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return session.Record{}, notFound(k)
+		return session.Record{}, sqlstore.NotFound(k)
 	}
 	return rec, fail(ctx, err)
 }
@@ -356,35 +333,33 @@ func (s *Store) ListSessions(ctx context.Context, q session.ListQuery) ([]sessio
 	if err := check.List(q); err != nil {
 		return nil, 0, err
 	}
-	limit := int64(q.Limit)
-	if limit == 0 {
-		limit = -1 // SQLite: no limit
+	limit := d.NoLimit()
+	if q.Limit > 0 {
+		limit = q.Limit
 	}
-	tx, err := s.r.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, 0, fail(ctx, err)
-	}
-	defer tx.Rollback()
-	var total int
-	const where = ` FROM sessions WHERE user_id = ?1 AND (?2 = '' OR agent_id = ?2)`
-	if err := tx.QueryRowContext(ctx, `SELECT count(*)`+where, q.UserID, q.AgentID).Scan(&total); err != nil {
-		return nil, 0, fail(ctx, err)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+recordCols+where+` ORDER BY created_at DESC, n DESC LIMIT ?3 OFFSET ?4`,
-		q.UserID, q.AgentID, limit, q.Offset)
+	rows, err := s.rows(ctx, d.Q.ListSessions, q.UserID, q.AgentID, limit, q.Offset)
 	if err != nil {
 		return nil, 0, fail(ctx, err)
 	}
 	defer rows.Close()
 	var out []session.Record
+	total := -1
 	for rows.Next() {
-		r, err := scanRecord(rows)
+		r, err := sqlstore.ScanRecord(rows, &total)
 		if err != nil {
 			return nil, 0, fail(ctx, err)
 		}
 		out = append(out, r)
 	}
-	return out, total, fail(ctx, rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, 0, fail(ctx, err)
+	}
+	if total < 0 { // an empty page (or an offset past the end) carries no count
+		if err := s.row(ctx, d.Q.CountSessions, q.UserID, q.AgentID).Scan(&total); err != nil {
+			return nil, 0, fail(ctx, err)
+		}
+	}
+	return out, total, nil
 }
 
 // nullable passes nil JSON as SQL NULL.
@@ -409,10 +384,9 @@ func (s *Store) UpdateSession(ctx context.Context, k session.Key, p session.Patc
 	var rec session.Record
 	err := s.write(ctx, func(tx *wtx) error {
 		var err error
-		rec, err = scanRecord(tx.QueryRowContext(ctx, `UPDATE sessions SET name = coalesce(?, name), config = coalesce(?, config), updated_at = ?
-			WHERE id = ? AND user_id = ? RETURNING `+recordCols, name, nullable(p.Config), us(s.now()), k.SessionID, k.UserID))
+		rec, err = sqlstore.ScanRecord(tx.QueryRowContext(ctx, d.Q.UpdateSession, name, nullable(p.Config), us(s.now()), k.SessionID, k.UserID))
 		if errors.Is(err, sql.ErrNoRows) {
-			return notFound(k)
+			return sqlstore.NotFound(k)
 		}
 		return err
 	})
@@ -424,12 +398,29 @@ func (s *Store) DeleteSession(ctx context.Context, k session.Key) error {
 		return err
 	}
 	return s.write(ctx, func(tx *wtx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ? AND user_id = ?`, k.SessionID, k.UserID)
+		var n int64
+		err := tx.QueryRowContext(ctx, d.Q.DeleteSession, k.SessionID, k.UserID).Scan(&n)
+		if errors.Is(err, sql.ErrNoRows) {
+			return sqlstore.NotFound(k)
+		}
+		return err
+	})
+}
+
+func (s *Store) FillStatus(ctx context.Context, k session.Key, st session.Status) error {
+	if err := check.Begin(ctx, k); err != nil {
+		return err
+	}
+	if err := check.Status(st); err != nil {
+		return err
+	}
+	return s.write(ctx, func(tx *wtx) error {
+		res, err := tx.ExecContext(ctx, d.Q.FillStatus, k.SessionID, k.UserID, string(st))
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return notFound(k)
+			return orNotFound(ctx, tx, k, nil)
 		}
 		return nil
 	})
@@ -441,80 +432,14 @@ func (s *Store) LoadState(ctx context.Context, k session.Key) (session.State, er
 	}
 	var version sql.NullInt64
 	var data []byte
-	err := s.row(ctx, qLoadState, k.SessionID, k.UserID).Scan(&version, &data)
+	err := s.row(ctx, d.Q.LoadState, k.SessionID, k.UserID).Scan(&version, &data)
 	if errors.Is(err, sql.ErrNoRows) {
-		return session.State{}, notFound(k)
+		return session.State{}, sqlstore.NotFound(k)
 	}
 	if err != nil {
 		return session.State{}, fail(ctx, err)
 	}
 	return session.State{JSON: data, Version: version.Int64}, nil
-}
-
-func (s *Store) SaveState(ctx context.Context, k session.Key, expected int64, st json.RawMessage) (int64, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return 0, err
-	}
-	if err := check.JSON("state", st); err != nil {
-		return 0, err
-	}
-	err := s.write(ctx, func(tx *wtx) error { return s.saveStateTx(ctx, tx, k, expected, st) })
-	if err != nil {
-		return 0, err
-	}
-	return expected + 1, nil
-}
-
-func (s *Store) saveStateTx(ctx context.Context, tx *wtx, k session.Key, expected int64, st json.RawMessage) error {
-	var n int64
-	err := tx.QueryRowContext(ctx, qTouch, us(s.now()), k.SessionID, k.UserID).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return notFound(k)
-	}
-	if err != nil {
-		return err
-	}
-	var res sql.Result
-	if expected == 0 {
-		res, err = tx.ExecContext(ctx, qInsertState, n, []byte(st))
-	} else {
-		res, err = tx.ExecContext(ctx, qUpdateState, []byte(st), n, expected)
-	}
-	if err != nil {
-		return err
-	}
-	if c, _ := res.RowsAffected(); c == 0 {
-		return fmt.Errorf("session %s: state is no longer at version %d: %w", k.SessionID, expected, session.ErrConflict)
-	}
-	return nil
-}
-
-func (s *Store) UpsertMessages(ctx context.Context, k session.Key, msgs []session.Message) error {
-	if err := check.Begin(ctx, k); err != nil {
-		return err
-	}
-	if err := check.Messages(msgs); err != nil {
-		return err
-	}
-	return s.write(ctx, func(tx *wtx) error { return upsertTx(ctx, tx, k, msgs) })
-}
-
-func upsertTx(ctx context.Context, tx *wtx, k session.Key, msgs []session.Message) error {
-	var n, last int64
-	err := tx.QueryRowContext(ctx, qBumpPos, len(msgs), k.SessionID, k.UserID).Scan(&n, &last)
-	if errors.Is(err, sql.ErrNoRows) {
-		return notFound(k)
-	}
-	if err != nil {
-		return err
-	}
-	base := last - int64(len(msgs)) + 1
-	for i, m := range msgs {
-		if _, err := tx.ExecContext(ctx, qUpsertMsg, n, m.ID, base+int64(i), []byte(m.JSON)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func (s *Store) ListMessages(ctx context.Context, k session.Key, q session.MessageQuery) (session.MessagePage, error) {
@@ -529,22 +454,23 @@ func (s *Store) ListMessages(ctx context.Context, k session.Key, q session.Messa
 		return session.MessagePage{}, fail(ctx, err)
 	}
 	defer tx.Rollback()
-	n, err := sessionN(ctx, tx, k)
+	var n int64
+	var pos sql.NullInt64
+	err = tx.QueryRowContext(ctx, d.Q.MessagePos, k.SessionID, k.UserID, q.Before).Scan(&n, &pos)
+	if errors.Is(err, sql.ErrNoRows) {
+		return session.MessagePage{}, sqlstore.NotFound(k)
+	}
 	if err != nil {
 		return session.MessagePage{}, fail(ctx, err)
 	}
 	before := int64(math.MaxInt64)
 	if q.Before != "" {
-		err := tx.QueryRowContext(ctx, `SELECT pos FROM messages WHERE session_n = ? AND msg_id = ?`, n, q.Before).Scan(&before)
-		if errors.Is(err, sql.ErrNoRows) {
+		if !pos.Valid {
 			return session.MessagePage{}, fmt.Errorf("message %s: %w", q.Before, session.ErrNotFound)
 		}
-		if err != nil {
-			return session.MessagePage{}, fail(ctx, err)
-		}
+		before = pos.Int64
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT msg_id, data FROM messages WHERE session_n = ? AND pos < ? ORDER BY pos DESC LIMIT ?`,
-		n, before, q.Limit+1)
+	rows, err := tx.QueryContext(ctx, d.Q.ListMessages, n, before, q.Limit+1)
 	if err != nil {
 		return session.MessagePage{}, fail(ctx, err)
 	}
@@ -565,17 +491,8 @@ func (s *Store) ListMessages(ctx context.Context, k session.Key, q session.Messa
 	return check.Page(page.Messages, q.Limit), nil
 }
 
-func (s *Store) Recoverable(ctx context.Context, limit int) ([]session.Key, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := check.Limit(limit); err != nil {
-		return nil, err
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT user_id, id FROM sessions s
-		WHERE NOT (lease_owner <> '' AND lease_expires > ?1)
-		  AND (lease_owner <> '' OR EXISTS (SELECT 1 FROM inputs i WHERE i.session_n = s.n AND i.done = 0))
-		ORDER BY created_at, n LIMIT ?2`, us(s.now()), limit)
+// keys reads (user, id) rows.
+func keys(ctx context.Context, rows *sql.Rows, err error) ([]session.Key, error) {
 	if err != nil {
 		return nil, fail(ctx, err)
 	}
@@ -591,54 +508,15 @@ func (s *Store) Recoverable(ctx context.Context, limit int) ([]session.Key, erro
 	return out, fail(ctx, rows.Err())
 }
 
-func (s *Store) AppendEvents(ctx context.Context, k session.Key, events []json.RawMessage) (int64, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return 0, err
+func (s *Store) Recoverable(ctx context.Context, limit int) ([]session.Key, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	if err := check.Events(events); err != nil {
-		return 0, err
+	if err := check.Limit(limit); err != nil {
+		return nil, err
 	}
-	var first int64
-	err := s.write(ctx, func(tx *wtx) error {
-		var err error
-		first, err = appendTx(ctx, tx, k, events)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return first, nil
-}
-
-func appendTx(ctx context.Context, tx *wtx, k session.Key, events []json.RawMessage) (int64, error) {
-	var n, last int64
-	err := tx.QueryRowContext(ctx, qBumpSeq, len(events), k.SessionID, k.UserID).Scan(&n, &last)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, notFound(k)
-	}
-	if err != nil {
-		return 0, err
-	}
-	first := last - int64(len(events)) + 1
-	args := make([]any, 0, 3*min(len(events), insertChunks[0]))
-	for start := 0; start < len(events); {
-		size := insertChunks[len(insertChunks)-1]
-		for _, c := range insertChunks {
-			if c <= len(events)-start {
-				size = c
-				break
-			}
-		}
-		args = args[:0]
-		for i, e := range events[start : start+size] {
-			args = append(args, n, first+int64(start+i), []byte(e))
-		}
-		if _, err := tx.ExecContext(ctx, insertEventsSQL(size), args...); err != nil {
-			return 0, err
-		}
-		start += size
-	}
-	return first, nil
+	rows, err := s.rows(ctx, d.Q.Recoverable, us(s.now()), limit)
+	return keys(ctx, rows, err)
 }
 
 func (s *Store) ReadEvents(ctx context.Context, k session.Key, after int64, limit int) ([]session.Event, error) {
@@ -648,7 +526,7 @@ func (s *Store) ReadEvents(ctx context.Context, k session.Key, after int64, limi
 	if err := check.Limit(limit); err != nil {
 		return nil, err
 	}
-	rows, err := s.rows(ctx, qReadEvents, k.SessionID, k.UserID, after, limit)
+	rows, err := s.rows(ctx, d.Q.ReadEvents, k.SessionID, k.UserID, after, limit)
 	if err != nil {
 		return nil, fail(ctx, err)
 	}
@@ -667,18 +545,14 @@ func (s *Store) ReadEvents(ctx context.Context, k session.Key, after int64, limi
 		return nil, fail(ctx, err)
 	}
 	if len(out) == 0 {
-		ok, err := exists(ctx, readRows{s}, k)
-		if err != nil {
+		if err := orNotFound(ctx, readRows{s}, k, nil); err != nil {
 			return nil, fail(ctx, err)
-		}
-		if !ok {
-			return nil, notFound(k)
 		}
 	}
 	return out, nil
 }
 
-// readRows runs exists and sessionN on the readers, prepared.
+// readRows runs sessionN on the readers, prepared.
 type readRows struct{ s *Store }
 
 func (r readRows) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
@@ -690,197 +564,11 @@ func (s *Store) LastSeq(ctx context.Context, k session.Key) (int64, error) {
 		return 0, err
 	}
 	var last int64
-	err := s.row(ctx, qLastSeq, k.SessionID, k.UserID).Scan(&last)
+	err := s.row(ctx, d.Q.LastSeq, k.SessionID, k.UserID).Scan(&last)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, notFound(k)
+		return 0, sqlstore.NotFound(k)
 	}
 	return last, fail(ctx, err)
-}
-
-func scanLease(row scanner, extra ...any) (session.Lease, error) {
-	var l session.Lease
-	var exp int64
-	if err := row.Scan(append([]any{&l.Owner, &exp, &l.Epoch}, extra...)...); err != nil {
-		return session.Lease{}, err
-	}
-	l.Expires = fromUS(exp)
-	return l, nil
-}
-
-func (s *Store) AcquireLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.Lease{}, err
-	}
-	if err := check.Lease(owner, ttl); err != nil {
-		return session.Lease{}, err
-	}
-	var l session.Lease
-	err := s.write(ctx, func(tx *wtx) error {
-		var err error
-		l, _, err = acquireTx(ctx, tx, k, owner, ttl, s.now())
-		return err
-	})
-	return l, err
-}
-
-// acquireTx takes the lease and returns it with the session's row number.
-func acquireTx(ctx context.Context, tx *wtx, k session.Key, owner string, ttl time.Duration, now time.Time) (session.Lease, int64, error) {
-	var n int64
-	l, err := scanLease(tx.QueryRowContext(ctx, qAcquire, owner, us(now.Add(ttl)), k.SessionID, k.UserID, us(now)), &n)
-	if !errors.Is(err, sql.ErrNoRows) {
-		return l, n, err
-	}
-	cur, err := scanLease(tx.QueryRowContext(ctx, qLeaseOf, k.SessionID, k.UserID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return session.Lease{}, 0, notFound(k)
-	}
-	if err != nil {
-		return session.Lease{}, 0, err
-	}
-	return session.Lease{}, 0, check.Leased(k, cur)
-}
-
-func (s *Store) RenewLease(ctx context.Context, k session.Key, owner string, ttl time.Duration) (session.Lease, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.Lease{}, err
-	}
-	if err := check.Lease(owner, ttl); err != nil {
-		return session.Lease{}, err
-	}
-	var l session.Lease
-	err := s.write(ctx, func(tx *wtx) error {
-		var err error
-		l, err = scanLease(tx.QueryRowContext(ctx, qRenew, us(s.now().Add(ttl)), k.SessionID, k.UserID, owner))
-		if errors.Is(err, sql.ErrNoRows) {
-			return s.notHeld(ctx, tx, k)
-		}
-		return err
-	})
-	return l, err
-}
-
-func (s *Store) notHeld(ctx context.Context, tx *wtx, k session.Key) error {
-	ok, err := exists(ctx, tx, k)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return notFound(k)
-	}
-	return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)
-}
-
-func (s *Store) ReleaseLease(ctx context.Context, k session.Key, owner string) error {
-	if err := check.Begin(ctx, k); err != nil {
-		return err
-	}
-	if err := check.Owner(owner); err != nil {
-		return err
-	}
-	return s.write(ctx, func(tx *wtx) error { return s.releaseTx(ctx, tx, k, owner) })
-}
-
-func (s *Store) releaseTx(ctx context.Context, tx *wtx, k session.Key, owner string) error {
-	res, err := tx.ExecContext(ctx, qRelease, k.SessionID, k.UserID, owner)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return s.notHeld(ctx, tx, k)
-	}
-	return nil
-}
-
-func (s *Store) GetLease(ctx context.Context, k session.Key) (session.Lease, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.Lease{}, err
-	}
-	l, err := scanLease(s.row(ctx, qLeaseOf, k.SessionID, k.UserID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return session.Lease{}, notFound(k)
-	}
-	return l, fail(ctx, err)
-}
-
-func scanInput(row scanner) (session.Input, error) {
-	var in session.Input
-	var data []byte
-	var created int64
-	if err := row.Scan(&in.ID, &data, &created, &in.Attempts); err != nil {
-		return session.Input{}, err
-	}
-	in.JSON, in.CreatedAt = data, fromUS(created)
-	return in, nil
-}
-
-func (s *Store) EnqueueInput(ctx context.Context, k session.Key, raw json.RawMessage) (session.Input, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.Input{}, err
-	}
-	if err := check.JSON("input", raw); err != nil {
-		return session.Input{}, err
-	}
-	var in session.Input
-	err := s.write(ctx, func(tx *wtx) error {
-		n, err := sessionN(ctx, tx, k)
-		if err != nil {
-			return err
-		}
-		in, err = scanInput(tx.QueryRowContext(ctx, qEnqueue, n, []byte(raw), us(s.now())))
-		return err
-	})
-	return in, err
-}
-
-func (s *Store) ClaimInput(ctx context.Context, k session.Key, owner string) (session.Input, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.Input{}, err
-	}
-	if err := check.Owner(owner); err != nil {
-		return session.Input{}, err
-	}
-	var in session.Input
-	err := s.write(ctx, func(tx *wtx) error {
-		var n int64
-		l, err := scanLease(tx.QueryRowContext(ctx, qLeaseAndN, k.SessionID, k.UserID), &n)
-		if errors.Is(err, sql.ErrNoRows) {
-			return notFound(k)
-		}
-		if err != nil {
-			return err
-		}
-		if l.Owner != owner || !l.Held(check.Time(s.now())) {
-			return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotHeld)
-		}
-		in, err = scanInput(tx.QueryRowContext(ctx, qClaim, owner, l.Epoch, n))
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNoInput)
-		}
-		return err
-	})
-	return in, err
-}
-
-func (s *Store) CompleteInput(ctx context.Context, k session.Key, id int64) error {
-	if err := check.Begin(ctx, k); err != nil {
-		return err
-	}
-	return s.write(ctx, func(tx *wtx) error { return completeTx(ctx, tx, k, id) })
-}
-
-func completeTx(ctx context.Context, tx *wtx, k session.Key, id int64) error {
-	n, err := sessionN(ctx, tx, k)
-	if err != nil {
-		return err
-	}
-	res, err := tx.ExecContext(ctx, qComplete, id, n)
-	if err != nil {
-		return err
-	}
-	if c, _ := res.RowsAffected(); c == 0 {
-		return fmt.Errorf("input %d: %w", id, session.ErrNotFound)
-	}
-	return nil
 }
 
 func (s *Store) PendingInputs(ctx context.Context, k session.Key) (int, error) {
@@ -888,89 +576,9 @@ func (s *Store) PendingInputs(ctx context.Context, k session.Key) (int, error) {
 		return 0, err
 	}
 	var c int
-	err := s.row(ctx, qPending, k.SessionID, k.UserID).Scan(&c)
+	err := s.row(ctx, d.Q.PendingInputs, k.SessionID, k.UserID).Scan(&c)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, notFound(k)
+		return 0, sqlstore.NotFound(k)
 	}
 	return c, fail(ctx, err)
-}
-
-func (s *Store) StartRun(ctx context.Context, k session.Key, owner string, ttl time.Duration, raw json.RawMessage) (session.RunStart, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.RunStart{}, err
-	}
-	if err := check.Lease(owner, ttl); err != nil {
-		return session.RunStart{}, err
-	}
-	if err := check.JSON("input", raw); err != nil {
-		return session.RunStart{}, err
-	}
-	var rs session.RunStart
-	err := s.write(ctx, func(tx *wtx) error {
-		now := s.now()
-		l, n, err := acquireTx(ctx, tx, k, owner, ttl, now)
-		if err != nil {
-			return err
-		}
-		rs = session.RunStart{Lease: l}
-		var version sql.NullInt64
-		var data []byte
-		if err := tx.QueryRowContext(ctx, qStateOf, n).Scan(&version, &data); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		rs.State = session.State{JSON: data, Version: version.Int64}
-		if err := tx.QueryRowContext(ctx, qPendingOfN, n).Scan(&rs.Pending); err != nil || rs.Pending > 0 {
-			return err
-		}
-		// Queued already claimed: the claim ClaimInput would make, since
-		// nothing older is pending.
-		rs.Input, err = scanInput(tx.QueryRowContext(ctx, qEnqueueClaim, n, []byte(raw), us(now), owner, l.Epoch))
-		return err
-	})
-	if err != nil {
-		return session.RunStart{}, err
-	}
-	return rs, nil
-}
-
-func (s *Store) WriteRun(ctx context.Context, k session.Key, w session.RunWrite) (session.RunWritten, error) {
-	if err := check.Begin(ctx, k); err != nil {
-		return session.RunWritten{}, err
-	}
-	if err := check.RunWrite(w); err != nil {
-		return session.RunWritten{}, err
-	}
-	var out session.RunWritten
-	err := s.write(ctx, func(tx *wtx) error {
-		if w.State != nil {
-			if err := s.saveStateTx(ctx, tx, k, w.StateVersion, w.State); err != nil {
-				return err
-			}
-			out.Version = w.StateVersion + 1
-		}
-		if len(w.Messages) > 0 {
-			if err := upsertTx(ctx, tx, k, w.Messages); err != nil {
-				return err
-			}
-		}
-		if len(w.Events) > 0 {
-			var err error
-			if out.First, err = appendTx(ctx, tx, k, w.Events); err != nil {
-				return err
-			}
-		}
-		if w.Done != 0 {
-			if err := completeTx(ctx, tx, k, w.Done); err != nil {
-				return err
-			}
-		}
-		if w.Release != "" {
-			return s.releaseTx(ctx, tx, k, w.Release)
-		}
-		return nil
-	})
-	if err != nil {
-		return session.RunWritten{}, err
-	}
-	return out, nil
 }

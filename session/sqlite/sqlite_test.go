@@ -44,10 +44,14 @@ func TestCheckpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := session.Key{UserID: "u", SessionID: rec.ID}
+	run, err := s.BeginRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
 	before := size()
 	ev := json.RawMessage(`{"pad":"` + strings.Repeat("x", 2000) + `"}`)
 	for range checkpointCommits {
-		if _, err := s.AppendEvents(t.Context(), k, []json.RawMessage{ev}); err != nil {
+		if _, err := s.AppendRun(t.Context(), k, run.Lease, session.RunAppend{Events: []json.RawMessage{ev}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -32,7 +32,7 @@ func JSON(what string, raw json.RawMessage) error {
 	return nil
 }
 
-// Events checks a batch for AppendEvents.
+// Events checks a batch of events for a run's write.
 func Events(events []json.RawMessage) error {
 	if len(events) == 0 {
 		return fmt.Errorf("%w: no events", session.ErrInvalid)
@@ -45,7 +45,7 @@ func Events(events []json.RawMessage) error {
 	return nil
 }
 
-// Messages checks a batch for UpsertMessages.
+// Messages checks a batch of messages for a run's write.
 func Messages(msgs []session.Message) error {
 	if len(msgs) == 0 {
 		return fmt.Errorf("%w: no messages", session.ErrInvalid)
@@ -160,33 +160,90 @@ func Page(newestFirst []session.Message, limit int) session.MessagePage {
 	return page
 }
 
-// RunWrite checks a write for WriteRun: each part present as its own call
-// would check it, and at least one part.
-func RunWrite(w session.RunWrite) error {
-	if w.State == nil && len(w.Messages) == 0 && len(w.Events) == 0 && w.Done == 0 && w.Release == "" {
-		return fmt.Errorf("%w: an empty run write", session.ErrInvalid)
+// RunBegin checks a BeginRun request: its owner, its TTL, and its input
+// when there is one.
+func RunBegin(b session.RunBegin) error {
+	if err := Lease(b.Owner, b.TTL); err != nil {
+		return err
 	}
-	if w.State != nil {
-		if err := JSON("state", w.State); err != nil {
+	if b.Input != nil {
+		return JSON("input", b.Input)
+	}
+	return nil
+}
+
+// RunLease checks the lease a run's write names.
+func RunLease(l session.Lease) error {
+	if l.Owner == "" || l.Epoch < 1 {
+		return fmt.Errorf("%w: a run's lease needs its owner and epoch (%q, %d)", session.ErrInvalid, l.Owner, l.Epoch)
+	}
+	return nil
+}
+
+// RunAppend checks an AppendRun: at least one part, each as valid as its
+// own write would need.
+func RunAppend(l session.Lease, a session.RunAppend) error {
+	if err := RunLease(l); err != nil {
+		return err
+	}
+	if len(a.Messages) == 0 && len(a.Events) == 0 {
+		return fmt.Errorf("%w: an empty run append", session.ErrInvalid)
+	}
+	return parts(nil, a.Messages, a.Events)
+}
+
+// RunEnd checks a FinishRun: a resting status, and each part present.
+func RunEnd(l session.Lease, e session.RunEnd) error {
+	if err := RunLease(l); err != nil {
+		return err
+	}
+	if !e.Status.Resting() {
+		return fmt.Errorf("%w: a run cannot end as status %q", session.ErrInvalid, e.Status)
+	}
+	return parts(e.State, e.Messages, e.Events)
+}
+
+func parts(state json.RawMessage, msgs []session.Message, events []json.RawMessage) error {
+	if state != nil {
+		if err := JSON("state", state); err != nil {
 			return err
 		}
 	}
-	if len(w.Messages) > 0 {
-		if err := Messages(w.Messages); err != nil {
+	if len(msgs) > 0 {
+		if err := Messages(msgs); err != nil {
 			return err
 		}
 	}
-	if len(w.Events) > 0 {
-		if err := Events(w.Events); err != nil {
-			return err
-		}
-	}
-	if w.Release != "" {
-		if err := Owner(w.Release); err != nil {
+	if len(events) > 0 {
+		if err := Events(events); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Status checks a FillStatus.
+func Status(s session.Status) error {
+	if !s.Resting() {
+		return fmt.Errorf("%w: status %q cannot be filled in", session.ErrInvalid, s)
+	}
+	return nil
+}
+
+// FoldMessages folds repeated message ids as a sequence of single upserts
+// would: the last JSON wins, at the first one's place.
+func FoldMessages(msgs []session.Message) []session.Message {
+	at := make(map[string]int, len(msgs))
+	out := make([]session.Message, 0, len(msgs))
+	for _, m := range msgs {
+		if i, ok := at[m.ID]; ok {
+			out[i].JSON = m.JSON
+			continue
+		}
+		at[m.ID] = len(out)
+		out = append(out, m)
+	}
+	return out
 }
 
 // ID checks a session id a caller chose (session.NewSession.ID).

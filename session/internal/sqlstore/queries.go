@@ -1,0 +1,160 @@
+package sqlstore
+
+import "reflect"
+
+// Queries are the statements both backends run, rendered for one dialect.
+// Parameters are named in each field's comment, in order.
+type Queries struct {
+	// GetSession: id, user.
+	GetSession string
+	// SessionN is a session's row number: id, user.
+	SessionN string
+	// ListSessions is a page with the total in each row: user, agent (""
+	// for all), limit, offset.
+	ListSessions string
+	// CountSessions is the total, for a page that came back empty: user,
+	// agent.
+	CountSessions string
+	// UpdateSession: name (NULL: keep), config (NULL: keep), now, id, user.
+	UpdateSession string
+	// FillStatus: id, user, status. It matches only a stale status.
+	FillStatus string
+	// LoadState: id, user.
+	LoadState string
+	// MessagePos is the session's row number and the position of message
+	// $3 in its transcript: id, user, message id.
+	MessagePos string
+	// ListMessages: session n, before position, limit.
+	ListMessages string
+	// ReadEvents: id, user, after, limit.
+	ReadEvents string
+	// LastSeq: id, user.
+	LastSeq string
+	// PendingInputs: id, user.
+	PendingInputs string
+	// Recoverable: now, limit.
+	Recoverable string
+	// HeldBy: owner, limit.
+	HeldBy string
+
+	// ClaimLease takes the lease for a run: owner, expiry, id, user, now.
+	// It matches a lease that is free, expired or the owner's, starts a
+	// new epoch and marks the session running. No row: another owner
+	// holds it (or no such session).
+	ClaimLease string
+	// LeaseOf: id, user.
+	LeaseOf string
+	// StateOf: session n.
+	StateOf string
+	// ClaimLeftovers claims every pending input again: session n.
+	ClaimLeftovers string
+	// EnqueueClaimed queues an input claimed by the run queuing it:
+	// session n, data, now.
+	EnqueueClaimed string
+	// Renew: id, user, owner, epoch, expiry.
+	Renew string
+	// Finish frees the lease of the run named and stores its status,
+	// first in a run's end, so that it locks the row (PostgreSQL) and
+	// fences the rest: id, user, owner, epoch, status, updated_at (NULL:
+	// keep).
+	Finish string
+	// InsertState saves a first state: session n, data.
+	InsertState string
+	// UpdateState saves a state over a version: session n, data, version.
+	UpdateState string
+	// CompleteInput marks a claimed input done: id, session n.
+	CompleteInput string
+
+	// CreateAgent: id, user, config, now.
+	CreateAgent string
+	// GetAgent: id, user.
+	GetAgent string
+	// ListAgents: user.
+	ListAgents string
+	// UpdateAgent: config, now, id, user.
+	UpdateAgent string
+	// DeleteAgent: id, user.
+	DeleteAgent string
+	// DeleteAgentSessions returns their row numbers: user, agent.
+	DeleteAgentSessions string
+	// DeleteSession returns its row number: id, user.
+	DeleteSession string
+}
+
+// shared is every statement, in PostgreSQL's placeholders and the tokens
+// Dialect.Render replaces.
+var shared = Queries{
+	GetSession: `SELECT ` + RecordCols + ` FROM sessions WHERE id = $1 AND user_id = $2`,
+	SessionN:   `SELECT n FROM sessions WHERE id = $1 AND user_id = $2`,
+	// One statement, so the page and the total agree. The total is an
+	// uncorrelated subquery, counted once off the index: a window
+	// (count(*) OVER ()) would build every matching row, config and all,
+	// to return a page of them.
+	ListSessions: `SELECT ` + RecordCols + `, (SELECT count(*) FROM sessions WHERE user_id = $1 AND ($2 = '' OR agent_id = $2))
+		FROM sessions WHERE user_id = $1 AND ($2 = '' OR agent_id = $2)
+		ORDER BY created_at DESC, n DESC LIMIT $3 OFFSET $4`,
+	CountSessions: `SELECT count(*) FROM sessions WHERE user_id = $1 AND ($2 = '' OR agent_id = $2)`,
+	UpdateSession: `UPDATE sessions SET name = coalesce($1, name), config = coalesce($2, config), updated_at = $3
+		WHERE id = $4 AND user_id = $5 RETURNING ` + RecordCols,
+	FillStatus: `UPDATE sessions SET status = $3
+		WHERE id = $1 AND user_id = $2 AND (status = '' OR (status = 'running' AND lease_owner = ''))`,
+	LoadState: `SELECT st.version, st.data FROM sessions s LEFT JOIN states st ON st.session_n = s.n WHERE s.id = $1 AND s.user_id = $2`,
+	MessagePos: `SELECT s.n, (SELECT pos FROM messages m WHERE m.session_n = s.n AND m.msg_id = $3)
+		FROM sessions s WHERE s.id = $1 AND s.user_id = $2`,
+	ListMessages: `SELECT msg_id, data FROM messages WHERE session_n = $1 AND pos < $2 ORDER BY pos DESC LIMIT $3`,
+	ReadEvents: `SELECT seq, data FROM events
+		WHERE session_n = (SELECT n FROM sessions WHERE id = $1 AND user_id = $2) AND seq > $3 ORDER BY seq LIMIT $4`,
+	LastSeq: `SELECT last_seq FROM sessions WHERE id = $1 AND user_id = $2`,
+	PendingInputs: `SELECT (SELECT count(*) FROM inputs i WHERE i.session_n = s.n AND i.done = {false})
+		FROM sessions s WHERE s.id = $1 AND s.user_id = $2`,
+	Recoverable: `SELECT user_id, id FROM sessions s
+		WHERE NOT (lease_owner <> '' AND lease_expires > $1)
+		  AND (lease_owner <> '' OR EXISTS (SELECT 1 FROM inputs i WHERE i.session_n = s.n AND i.done = {false}))
+		ORDER BY created_at, n LIMIT $2`,
+	HeldBy: `SELECT user_id, id FROM sessions WHERE lease_owner = $1 ORDER BY created_at, n LIMIT $2`,
+
+	ClaimLease: `UPDATE sessions SET lease_epoch = lease_epoch + 1, lease_owner = $1, lease_expires = $2, status = 'running'
+		WHERE id = $3 AND user_id = $4 AND (lease_owner = $1 OR lease_owner = '' OR lease_expires <= $5)
+		RETURNING n, ` + LeaseCols,
+	LeaseOf:        `SELECT ` + LeaseCols + ` FROM sessions WHERE id = $1 AND user_id = $2`,
+	StateOf:        `SELECT version, data FROM states WHERE session_n = $1`,
+	ClaimLeftovers: `UPDATE inputs SET attempts = attempts + 1 WHERE session_n = $1 AND done = {false} RETURNING ` + InputCols,
+	EnqueueClaimed: `INSERT INTO inputs (session_n, data, created_at, attempts) VALUES ($1, $2, $3, 1) RETURNING ` + InputCols,
+	Renew: `UPDATE sessions SET lease_expires = $5 WHERE id = $1 AND user_id = $2 AND lease_owner = $3 AND lease_epoch = $4
+		RETURNING ` + LeaseCols,
+	Finish: `UPDATE sessions SET lease_owner = '', lease_expires = {never}, status = $5, updated_at = coalesce($6, updated_at)
+		WHERE id = $1 AND user_id = $2 AND lease_owner = $3 AND lease_epoch = $4 RETURNING n`,
+	InsertState:   `INSERT INTO states (session_n, version, data) VALUES ($1, 1, $2) ON CONFLICT DO NOTHING`,
+	UpdateState:   `UPDATE states SET version = version + 1, data = $2 WHERE session_n = $1 AND version = $3`,
+	CompleteInput: `UPDATE inputs SET done = {true} WHERE id = $1 AND session_n = $2 AND done = {false} AND attempts > 0`,
+
+	CreateAgent: `INSERT INTO agents (id, user_id, config, created_at, updated_at) VALUES ($1, $2, $3, $4, $4) RETURNING ` + AgentCols,
+	GetAgent:    `SELECT ` + AgentCols + ` FROM agents WHERE id = $1 AND user_id = $2`,
+	ListAgents:  `SELECT ` + AgentCols + ` FROM agents WHERE user_id = $1 ORDER BY n`,
+	UpdateAgent: `UPDATE agents SET config = $1, updated_at = $2 WHERE id = $3 AND user_id = $4 RETURNING ` + AgentCols,
+	DeleteAgent: `DELETE FROM agents WHERE id = $1 AND user_id = $2`,
+	// The sessions' rows cascade to their state, transcript and inputs
+	// (and, on SQLite, events; PostgreSQL's events have no foreign key
+	// and are deleted by the row numbers returned).
+	DeleteAgentSessions: `DELETE FROM sessions WHERE user_id = $1 AND agent_id = $2 RETURNING n`,
+	DeleteSession:       `DELETE FROM sessions WHERE id = $1 AND user_id = $2 RETURNING n`,
+}
+
+func newDialect(name string, sqlite bool) *Dialect {
+	d := &Dialect{Name: name, sqlite: sqlite}
+	src, dst := reflect.ValueOf(shared), reflect.ValueOf(&d.Q).Elem()
+	for i := range src.NumField() {
+		dst.Field(i).SetString(d.Render(src.Field(i).String()))
+	}
+	return d
+}
+
+// All lists d's statements, for a backend that prepares them.
+func (d *Dialect) All() []string {
+	v := reflect.ValueOf(d.Q)
+	out := make([]string, v.NumField())
+	for i := range out {
+		out[i] = v.Field(i).String()
+	}
+	return out
+}

@@ -1,0 +1,183 @@
+package sqlstore
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/session/internal/check"
+)
+
+// Dialect is one backend's spelling of the shared SQL.
+type Dialect struct {
+	// Name names the backend in errors.
+	Name   string
+	sqlite bool
+	// Q is every shared statement in this dialect.
+	Q Queries
+}
+
+// The dialects.
+var (
+	SQLite   = newDialect("sqlite", true)
+	Postgres = newDialect("postgres", false)
+)
+
+var placeholder = regexp.MustCompile(`\$([0-9]+)`)
+
+// Render is q in d: placeholders and tokens replaced. The tokens are
+// {false} and {true} (a boolean column's values) and {never} (the expiry
+// of a lease that is free).
+func (d *Dialect) Render(q string) string {
+	if d.sqlite {
+		q = placeholder.ReplaceAllString(q, "?$1")
+		return strings.NewReplacer("{false}", "0", "{true}", "1", "{never}", "0").Replace(q)
+	}
+	return strings.NewReplacer("{false}", "false", "{true}", "true", "{never}", "NULL").Replace(q)
+}
+
+// Time is t as d stores it: Unix microseconds on SQLite, a UTC time on
+// PostgreSQL, at the microsecond precision of both.
+func (d *Dialect) Time(t time.Time) any {
+	t = check.Time(t)
+	if d.sqlite {
+		return t.UnixMicro()
+	}
+	return t
+}
+
+// NoLimit is the LIMIT parameter that limits nothing.
+func (d *Dialect) NoLimit() any {
+	if d.sqlite {
+		return int64(-1)
+	}
+	return nil
+}
+
+// Bool is b as d's boolean parameter.
+func (d *Dialect) Bool(b bool) any {
+	if d.sqlite {
+		if b {
+			return int64(1)
+		}
+		return int64(0)
+	}
+	return b
+}
+
+// TimeCol scans a time column of either dialect: Unix microseconds (0 is
+// no time), a time, or NULL.
+type TimeCol struct{ T time.Time }
+
+// Scan implements sql.Scanner.
+func (c *TimeCol) Scan(v any) error {
+	switch v := v.(type) {
+	case nil:
+		c.T = time.Time{}
+	case int64:
+		c.T = time.Time{}
+		if v != 0 {
+			c.T = time.UnixMicro(v).UTC()
+		}
+	case time.Time:
+		c.T = v.UTC()
+	default:
+		return fmt.Errorf("sqlstore: a time column holds %T", v)
+	}
+	return nil
+}
+
+var _ interface{ Scan(any) error } = (*TimeCol)(nil)
+
+// Value implements driver.Valuer, for drivers that scan through it.
+func (c TimeCol) Value() (driver.Value, error) { return c.T, nil }
+
+// Scanner is a row of either driver.
+type Scanner interface{ Scan(dest ...any) error }
+
+// RecordCols are the columns ScanRecord reads: a session's record, its
+// status and its lease.
+const RecordCols = `id, user_id, agent_id, name, config, created_at, updated_at, status, lease_owner, lease_expires, lease_epoch`
+
+// ScanRecord reads RecordCols, then extra.
+func ScanRecord(row Scanner, extra ...any) (session.Record, error) {
+	var r session.Record
+	var created, updated, expires TimeCol
+	var cfg []byte
+	var status string
+	dest := append([]any{&r.ID, &r.UserID, &r.AgentID, &r.Name, &cfg, &created, &updated, &status, &r.Lease.Owner, &expires, &r.Lease.Epoch}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return session.Record{}, err
+	}
+	r.Config, r.CreatedAt, r.UpdatedAt, r.Status, r.Lease.Expires = cfg, created.T, updated.T, session.Status(status), expires.T
+	return r, nil
+}
+
+// LeaseCols are the columns ScanLease reads.
+const LeaseCols = `lease_owner, lease_expires, lease_epoch`
+
+// ScanLease reads LeaseCols, then extra.
+func ScanLease(row Scanner, extra ...any) (session.Lease, error) {
+	var l session.Lease
+	var exp TimeCol
+	if err := row.Scan(append([]any{&l.Owner, &exp, &l.Epoch}, extra...)...); err != nil {
+		return session.Lease{}, err
+	}
+	l.Expires = exp.T
+	return l, nil
+}
+
+// InputCols are the columns ScanInput reads.
+const InputCols = `id, data, created_at, attempts`
+
+// ScanInput reads InputCols.
+func ScanInput(row Scanner) (session.Input, error) {
+	var in session.Input
+	var data []byte
+	var created TimeCol
+	if err := row.Scan(&in.ID, &data, &created, &in.Attempts); err != nil {
+		return session.Input{}, err
+	}
+	in.JSON, in.CreatedAt = data, created.T
+	return in, nil
+}
+
+// AgentCols are the columns ScanAgent reads.
+const AgentCols = `id, user_id, config, created_at, updated_at`
+
+// ScanAgent reads AgentCols.
+func ScanAgent(row Scanner) (session.AgentRecord, error) {
+	var r session.AgentRecord
+	var created, updated TimeCol
+	var cfg []byte
+	if err := row.Scan(&r.ID, &r.UserID, &cfg, &created, &updated); err != nil {
+		return session.AgentRecord{}, err
+	}
+	r.Config, r.CreatedAt, r.UpdatedAt = cfg, created.T, updated.T
+	return r, nil
+}
+
+// NotFound is the error of a session k that does not exist (for its
+// user).
+func NotFound(k session.Key) error {
+	return fmt.Errorf("session %s: %w", k.SessionID, session.ErrNotFound)
+}
+
+// NotHeld is the error of a run's write naming a lease that is not k's.
+func NotHeld(k session.Key, l session.Lease) error {
+	return fmt.Errorf("session %s: lease %s/%d: %w", k.SessionID, l.Owner, l.Epoch, session.ErrNotHeld)
+}
+
+// InputNotFound is the error of an input FinishRun cannot mark done.
+func InputNotFound(id int64) error {
+	return fmt.Errorf("input %d: %w", id, session.ErrNotFound)
+}
+
+// Conflict is the error of a state saved over a version that is not the
+// stored one.
+func Conflict(k session.Key, expected int64) error {
+	return fmt.Errorf("session %s: state is no longer at version %d: %w", k.SessionID, expected, session.ErrConflict)
+}

@@ -1,0 +1,261 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/session/internal/check"
+	"github.com/agentscope-go/agentscope/session/internal/sqlstore"
+)
+
+// A run's transactions run on the one writer connection, so each of them
+// sees nothing change under it between its statements: no row locks are
+// needed, only the fence (the lease named still the session's) checked
+// first.
+
+func (s *Store) BeginRun(ctx context.Context, k session.Key, b session.RunBegin) (session.Run, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return session.Run{}, err
+	}
+	if err := check.RunBegin(b); err != nil {
+		return session.Run{}, err
+	}
+	var run session.Run
+	err := s.write(ctx, func(tx *wtx) error {
+		now := s.now()
+		var n int64
+		var exp sqlstore.TimeCol
+		err := tx.QueryRowContext(ctx, d.Q.ClaimLease, b.Owner, us(now.Add(b.TTL)), k.SessionID, k.UserID, us(now)).
+			Scan(&n, &run.Lease.Owner, &exp, &run.Lease.Epoch)
+		if errors.Is(err, sql.ErrNoRows) {
+			cur, err := sqlstore.ScanLease(tx.QueryRowContext(ctx, d.Q.LeaseOf, k.SessionID, k.UserID))
+			if errors.Is(err, sql.ErrNoRows) {
+				return sqlstore.NotFound(k)
+			}
+			if err != nil {
+				return err
+			}
+			return check.Leased(k, cur)
+		}
+		if err != nil {
+			return err
+		}
+		run.Lease.Expires = exp.T
+		var version sql.NullInt64
+		var data []byte
+		if err := tx.QueryRowContext(ctx, d.Q.StateOf, n).Scan(&version, &data); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		run.State = session.State{JSON: data, Version: version.Int64}
+		if run.Leftovers, err = claimLeftovers(ctx, tx, n); err != nil || len(run.Leftovers) > 0 || b.Input == nil {
+			return err
+		}
+		run.Input, err = sqlstore.ScanInput(tx.QueryRowContext(ctx, d.Q.EnqueueClaimed, n, []byte(b.Input), us(now)))
+		return err
+	})
+	if err != nil {
+		return session.Run{}, err
+	}
+	return run, nil
+}
+
+// claimLeftovers claims the session's pending inputs again, oldest first.
+func claimLeftovers(ctx context.Context, tx *wtx, n int64) ([]session.Input, error) {
+	rows, err := tx.QueryContext(ctx, d.Q.ClaimLeftovers, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []session.Input
+	for rows.Next() {
+		in, err := sqlstore.ScanInput(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	slices.SortFunc(out, func(a, b session.Input) int { return int(a.ID - b.ID) })
+	return out, rows.Err()
+}
+
+// fence is the session's row number when l is still its lease: else
+// ErrNotHeld, or ErrNotFound for no such session.
+func fence(ctx context.Context, tx *wtx, k session.Key, l session.Lease) (int64, error) {
+	var n int64
+	err := tx.QueryRowContext(ctx, qFence, k.SessionID, k.UserID, l.Owner, l.Epoch).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, orNotFound(ctx, tx, k, sqlstore.NotHeld(k, l))
+	}
+	return n, err
+}
+
+func (s *Store) AppendRun(ctx context.Context, k session.Key, l session.Lease, a session.RunAppend) (int64, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return 0, err
+	}
+	if err := check.RunAppend(l, a); err != nil {
+		return 0, err
+	}
+	var first int64
+	err := s.write(ctx, func(tx *wtx) error {
+		n, err := fence(ctx, tx, k, l)
+		if err != nil {
+			return err
+		}
+		if err := upsertTx(ctx, tx, n, a.Messages); err != nil {
+			return err
+		}
+		first, err = appendTx(ctx, tx, n, a.Events)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return first, nil
+}
+
+func (s *Store) RenewRun(ctx context.Context, k session.Key, l session.Lease, ttl time.Duration) (session.Lease, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return session.Lease{}, err
+	}
+	if err := check.RunLease(l); err != nil {
+		return session.Lease{}, err
+	}
+	if err := check.TTL(ttl); err != nil {
+		return session.Lease{}, err
+	}
+	var out session.Lease
+	err := s.write(ctx, func(tx *wtx) error {
+		var err error
+		out, err = sqlstore.ScanLease(tx.QueryRowContext(ctx, d.Q.Renew, k.SessionID, k.UserID, l.Owner, l.Epoch, us(s.now().Add(ttl))))
+		if errors.Is(err, sql.ErrNoRows) {
+			return orNotFound(ctx, tx, k, sqlstore.NotHeld(k, l))
+		}
+		return err
+	})
+	return out, err
+}
+
+func (s *Store) FinishRun(ctx context.Context, k session.Key, l session.Lease, e session.RunEnd) (session.RunWritten, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return session.RunWritten{}, err
+	}
+	if err := check.RunEnd(l, e); err != nil {
+		return session.RunWritten{}, err
+	}
+	var out session.RunWritten
+	err := s.write(ctx, func(tx *wtx) error {
+		var touched any
+		if e.State != nil {
+			touched = us(s.now())
+		}
+		var n int64
+		err := tx.QueryRowContext(ctx, d.Q.Finish, k.SessionID, k.UserID, l.Owner, l.Epoch, string(e.Status), touched).Scan(&n)
+		if errors.Is(err, sql.ErrNoRows) {
+			return orNotFound(ctx, tx, k, sqlstore.NotHeld(k, l))
+		}
+		if err != nil {
+			return err
+		}
+		if e.State != nil {
+			if err := saveStateTx(ctx, tx, k, n, e.StateVersion, e.State); err != nil {
+				return err
+			}
+			out.Version = e.StateVersion + 1
+		}
+		if err := upsertTx(ctx, tx, n, e.Messages); err != nil {
+			return err
+		}
+		if out.First, err = appendTx(ctx, tx, n, e.Events); err != nil {
+			return err
+		}
+		for _, id := range e.Done {
+			res, err := tx.ExecContext(ctx, d.Q.CompleteInput, id, n)
+			if err != nil {
+				return err
+			}
+			if c, _ := res.RowsAffected(); c == 0 {
+				return sqlstore.InputNotFound(id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return session.RunWritten{}, err
+	}
+	return out, nil
+}
+
+func saveStateTx(ctx context.Context, tx *wtx, k session.Key, n, expected int64, st json.RawMessage) error {
+	var (
+		res sql.Result
+		err error
+	)
+	if expected == 0 {
+		res, err = tx.ExecContext(ctx, d.Q.InsertState, n, []byte(st))
+	} else {
+		res, err = tx.ExecContext(ctx, d.Q.UpdateState, n, []byte(st), expected)
+	}
+	if err != nil {
+		return err
+	}
+	if c, _ := res.RowsAffected(); c == 0 {
+		return sqlstore.Conflict(k, expected)
+	}
+	return nil
+}
+
+// upsertTx writes msgs into session n's transcript (none: nothing).
+func upsertTx(ctx context.Context, tx *wtx, n int64, msgs []session.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	var last int64
+	if err := tx.QueryRowContext(ctx, qBumpPos, len(msgs), n).Scan(&last); err != nil {
+		return err
+	}
+	base := last - int64(len(msgs)) + 1
+	for i, m := range msgs {
+		if _, err := tx.ExecContext(ctx, qUpsertMsg, n, m.ID, base+int64(i), []byte(m.JSON)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendTx appends events to session n's log and returns the first
+// sequence (none: 0).
+func appendTx(ctx context.Context, tx *wtx, n int64, events []json.RawMessage) (int64, error) {
+	if len(events) == 0 {
+		return 0, nil
+	}
+	var last int64
+	if err := tx.QueryRowContext(ctx, qBumpSeq, len(events), n).Scan(&last); err != nil {
+		return 0, err
+	}
+	first := last - int64(len(events)) + 1
+	args := make([]any, 0, 3*min(len(events), insertChunks[0]))
+	for start := 0; start < len(events); {
+		size := insertChunks[len(insertChunks)-1]
+		for _, c := range insertChunks {
+			if c <= len(events)-start {
+				size = c
+				break
+			}
+		}
+		args = args[:0]
+		for i, e := range events[start : start+size] {
+			args = append(args, n, first+int64(start+i), []byte(e))
+		}
+		if _, err := tx.ExecContext(ctx, insertEventsSQL(size), args...); err != nil {
+			return 0, err
+		}
+		start += size
+	}
+	return first, nil
+}

@@ -233,9 +233,9 @@ func (e *Engine) busySessions(ctx context.Context, user, agentID string) (runnin
 			return nil, nil, err
 		}
 		switch st {
-		case StatusRunning:
+		case session.StatusRunning:
 			running = append(running, k)
-		case StatusAwaitingPermission, StatusAwaitingExternalResult:
+		case session.StatusAwaitingPermission, session.StatusAwaitingExternalResult:
 			parked = append(parked, k)
 		}
 	}

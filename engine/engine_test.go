@@ -204,7 +204,7 @@ func TestStartFollowAndStore(t *testing.T) {
 	if err != nil || running || len(page.Messages) != 2 {
 		t.Fatalf("messages %d, running %v, %v", len(page.Messages), running, err)
 	}
-	if st, err := r.eng.Status(ctx, k); err != nil || st != engine.StatusIdle {
+	if st, err := r.eng.Status(ctx, k); err != nil || st != session.StatusIdle {
 		t.Fatalf("status %s, %v", st, err)
 	}
 	// A follower from a cursor gets exactly what comes after it.
@@ -244,7 +244,7 @@ func TestParkAndConfirm(t *testing.T) {
 	rd := newReader(feed)
 	evs := rd.until(t, event.TypeRequireUserConfirm)
 	rq := evs[len(evs)-1].(*event.RequireUserConfirm)
-	if st, _ := r.eng.Status(ctx, k); st != engine.StatusAwaitingPermission {
+	if st, _ := r.eng.Status(ctx, k); st != session.StatusAwaitingPermission {
 		t.Fatalf("status %s", st)
 	}
 	confirm := &event.UserConfirmResult{ReplyID: rq.ReplyID, ConfirmResults: []event.ConfirmResult{{Confirmed: true, ToolCall: rq.ToolCalls[0]}}}

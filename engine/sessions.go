@@ -13,18 +13,6 @@ import (
 	"github.com/agentscope-go/agentscope/state"
 )
 
-// Status is what a session is doing (the reference's SessionStatus), as
-// the store keeps it on the session's row.
-type Status = session.Status
-
-// Session statuses.
-const (
-	StatusRunning                = session.StatusRunning
-	StatusIdle                   = session.StatusIdle
-	StatusAwaitingPermission     = session.StatusAwaitingPermission
-	StatusAwaitingExternalResult = session.StatusAwaitingExternalResult
-)
-
 // NewSession is a session to create.
 type NewSession struct {
 	// ID is the session's id when the client chooses it (an AG-UI
@@ -63,7 +51,7 @@ func (e *Engine) Session(ctx context.Context, k session.Key) (session.Record, er
 // SessionInfo is a session with what it is doing.
 type SessionInfo struct {
 	Record session.Record
-	Status Status
+	Status session.Status
 }
 
 // Sessions lists the user's sessions of q (of one agent, when AgentID is
@@ -91,7 +79,7 @@ func (e *Engine) Sessions(ctx context.Context, q session.ListQuery) ([]SessionIn
 // from the start of a run (here or in another process) until its end is
 // stored, and after that what the saved context waits for. A run that
 // died stays running until the rescue closes it.
-func (e *Engine) Status(ctx context.Context, k session.Key) (Status, error) {
+func (e *Engine) Status(ctx context.Context, k session.Key) (session.Status, error) {
 	rec, err := e.Session(ctx, k)
 	if err != nil {
 		return "", err
@@ -263,7 +251,7 @@ func (e *Engine) Interrupt(ctx context.Context, k session.Key) error {
 	if err != nil {
 		return storeErr(err)
 	}
-	if st != StatusAwaitingPermission && st != StatusAwaitingExternalResult {
+	if st != session.StatusAwaitingPermission && st != session.StatusAwaitingExternalResult {
 		return nil
 	}
 	spec, err := e.lookupAgent(ctx, k.UserID, rec.AgentID)
@@ -296,19 +284,19 @@ func (e *Engine) running(ctx context.Context, k session.Key) (bool, error) {
 // before the status column, or one a build without it left running) is
 // derived once from the saved state, as it was before the column, and
 // stored (FillStatus): the next read finds it on the row.
-func (e *Engine) statusOf(ctx context.Context, k session.Key, rec session.Record) (Status, error) {
-	stale := rec.Status == session.StatusUnknown || (rec.Status == StatusRunning && rec.Lease.Owner == "")
+func (e *Engine) statusOf(ctx context.Context, k session.Key, rec session.Record) (session.Status, error) {
+	stale := rec.Status == session.StatusUnknown || (rec.Status == session.StatusRunning && rec.Lease.Owner == "")
 	if !stale {
 		return rec.Status, nil
 	}
 	if rec.Lease.Held(time.Now()) {
-		return StatusRunning, nil
+		return session.StatusRunning, nil
 	}
 	saved, err := e.store.LoadState(ctx, k)
 	if err != nil {
 		return "", err
 	}
-	status := StatusIdle
+	status := session.StatusIdle
 	if saved.JSON != nil {
 		st, err := state.Decode(saved.JSON, nil)
 		if err != nil {
@@ -333,13 +321,13 @@ func (e *Engine) statusOf(ctx context.Context, k session.Key, rec session.Record
 // statusOf is what a session whose saved state is st waits for, its
 // agent's name being name (which authors the reply a parked session
 // waits on): a confirmation, an external result, or nothing.
-func statusOf(st *state.AgentState, name string) Status {
-	status := StatusIdle
+func statusOf(st *state.AgentState, name string) session.Status {
+	status := session.StatusIdle
 	for _, c := range st.AwaitingToolCalls(name) {
 		if c.State == block.CallAsking {
-			return StatusAwaitingPermission
+			return session.StatusAwaitingPermission
 		}
-		status = StatusAwaitingExternalResult
+		status = session.StatusAwaitingExternalResult
 	}
 	return status
 }

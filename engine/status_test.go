@@ -76,7 +76,7 @@ func TestStatusOfARowFromBeforeTheColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	newReader(feed).until(t, event.TypeRequireUserConfirm)
-	if st, _ := r.eng.Status(ctx, k); st != engine.StatusAwaitingPermission {
+	if st, _ := r.eng.Status(ctx, k); st != session.StatusAwaitingPermission {
 		t.Fatalf("status %s", st)
 	}
 	legacy.mu.Lock()
@@ -84,11 +84,11 @@ func TestStatusOfARowFromBeforeTheColumn(t *testing.T) {
 	legacy.mu.Unlock()
 
 	infos, _, err := r.eng.Sessions(ctx, session.ListQuery{UserID: k.UserID})
-	if err != nil || len(infos) != 1 || infos[0].Status != engine.StatusAwaitingPermission {
+	if err != nil || len(infos) != 1 || infos[0].Status != session.StatusAwaitingPermission {
 		t.Fatalf("Sessions: %+v, %v", infos, err)
 	}
 	for range 3 {
-		if st, err := r.eng.Status(ctx, k); err != nil || st != engine.StatusAwaitingPermission {
+		if st, err := r.eng.Status(ctx, k); err != nil || st != session.StatusAwaitingPermission {
 			t.Fatalf("Status: %s, %v", st, err)
 		}
 		if _, _, err := r.eng.Sessions(ctx, session.ListQuery{UserID: k.UserID}); err != nil {

@@ -16,10 +16,10 @@ import (
 // Session statuses (the reference's SessionStatus), as the engine says
 // them.
 const (
-	StatusRunning                = string(engine.StatusRunning)
-	StatusIdle                   = string(engine.StatusIdle)
-	StatusAwaitingPermission     = string(engine.StatusAwaitingPermission)
-	StatusAwaitingExternalResult = string(engine.StatusAwaitingExternalResult)
+	StatusRunning                = string(session.StatusRunning)
+	StatusIdle                   = string(session.StatusIdle)
+	StatusAwaitingPermission     = string(session.StatusAwaitingPermission)
+	StatusAwaitingExternalResult = string(session.StatusAwaitingExternalResult)
 )
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
@@ -94,7 +94,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, user strin
 	}
 	out := api.SessionList{Sessions: make([]api.SessionEntry, 0, len(infos)), Total: total}
 	for _, in := range infos {
-		out.Sessions = append(out.Sessions, api.SessionEntry{Session: recordOf(in.Record, nil), IsRunning: in.Status == engine.StatusRunning, Status: string(in.Status)})
+		out.Sessions = append(out.Sessions, api.SessionEntry{Session: recordOf(in.Record, nil), IsRunning: in.Status == session.StatusRunning, Status: string(in.Status)})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -103,10 +103,10 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 				return
 			}
 			switch st {
-			case engine.StatusAwaitingPermission, engine.StatusAwaitingExternalResult:
+			case session.StatusAwaitingPermission, session.StatusAwaitingExternalResult:
 				h.fail(c.w, c.id, unsupported("a task of context %q waits for input: answer it (the message's taskId), or cancel it first", k.SessionID))
 				return
-			case engine.StatusRunning:
+			case session.StatusRunning:
 				h.fail(c.w, c.id, unsupported("context %q is working on a task: wait for it, or cancel it first", k.SessionID))
 				return
 			}

@@ -5,15 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"iter"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentscope-go/agentscope/agent"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model/scripted"
+	"github.com/agentscope-go/agentscope/server"
 	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/state"
+	"github.com/agentscope-go/agentscope/tool"
 )
 
 // aguiEvent is one AG-UI event of a POST /agui run.
@@ -540,4 +546,123 @@ func TestAGUIClientDisconnect(t *testing.T) {
 	if r.code != 200 || r.outcome() != "success" {
 		t.Fatalf("the next run: %d %s", r.code, r.body)
 	}
+}
+
+// A reply whose turn calls a tool that asks and one the client runs parks
+// twice: on the confirmation (the calls run in order, so the external one
+// waits), then, once approved, on the external execution. Each park is
+// the run's interrupts, and each resume answers only the park it
+// continues: a resume replayed from the first park finds nothing of its.
+func TestAGUIParkTwice(t *testing.T) {
+	var e *env
+	e = newEnv(t, []scripted.Turn{
+		scripted.Stream(scripted.ToolCall("c1", "save_note", `{"text":"milk"}`), scripted.ToolCall("x1", "lookup", `{"key":"k"}`)),
+		doneTurn,
+	}, func(c *server.Config) {
+		c.Engine.Agents[0].New = func(st *state.AgentState) (*agent.Agent, error) { return e.mixedAgent(st) }
+	})
+	ids := func(r aguiRun) string {
+		var out []string
+		for _, in := range r.interrupts() {
+			out = append(out, in["id"].(string))
+		}
+		return strings.Join(out, " ")
+	}
+	r := e.agui("a1", aguiInput("t-mix", "run-1", []map[string]any{aguiUser("m1", "both")}), user)
+	if r.outcome() != "interrupt" || ids(r) != "confirm:c1" {
+		t.Fatalf("run 1: %s %s", r.outcome(), ids(r))
+	}
+	approve := map[string]any{"interruptId": "confirm:c1", "status": "resolved"}
+	r = e.agui("a1", aguiInput("t-mix", "run-2", nil, approve), user)
+	if r.outcome() != "interrupt" || ids(r) != "external:x1" || e.notes.Load() != 1 {
+		t.Fatalf("run 2: %s %s, notes %d\n%s", r.outcome(), ids(r), e.notes.Load(), r.body)
+	}
+	if res := r.find("TOOL_CALL_RESULT"); res == nil || res.str("content") != "saved: milk" {
+		t.Fatalf("run 2 has no result for c1: %s", r.types())
+	}
+	before := e.snap("t-mix")
+	if again := e.agui("a1", aguiInput("t-mix", "run-2b", nil, approve), user); again.code != 422 || !strings.Contains(again.body, "unknown_interrupt") {
+		t.Fatalf("the first park's resume again: %d %s", again.code, again.body)
+	}
+	if after := e.snap("t-mix"); after != before {
+		t.Fatalf("a refused resume changed %+v to %+v", before, after)
+	}
+	r = e.agui("a1", aguiInput("t-mix", "run-3", nil, map[string]any{"interruptId": "external:x1", "status": "resolved", "payload": map[string]any{"result": "k is 7"}}), user)
+	if r.code != 200 || r.outcome() != "success" {
+		t.Fatalf("run 3: %d %s", r.code, r.body)
+	}
+	if res := r.find("TOOL_CALL_RESULT"); res == nil || res.str("toolCallId") != "x1" || res.str("content") != "k is 7" {
+		t.Fatalf("run 3 has no result for x1: %s", r.types())
+	}
+	if st := e.status("t-mix"); st != "idle" || e.notes.Load() != 1 {
+		t.Fatalf("status %s, notes %d", st, e.notes.Load())
+	}
+}
+
+// One park can hold both kinds when the calls run as one batch
+// (concurrency-safe tools): a confirmation and an external execution, two
+// interrupts. One resume answering both is delivered in the park's order
+// within one run: the confirmation, then, once the reply parks again on
+// what is left, the external result; the run ends with the reply.
+func TestAGUIMixedPark(t *testing.T) {
+	var e *env
+	e = newEnv(t, []scripted.Turn{
+		scripted.Stream(scripted.ToolCall("c1", "save_note", `{"text":"milk"}`), scripted.ToolCall("x1", "lookup", `{"key":"k"}`)),
+		doneTurn,
+	}, func(c *server.Config) {
+		c.Engine.Agents[0].New = func(st *state.AgentState) (*agent.Agent, error) { return e.mixedAgent(st, tool.ConcurrencySafe(true)) }
+	})
+	r := e.agui("a1", aguiInput("t-mix", "run-1", []map[string]any{aguiUser("m1", "both")}), user)
+	var ids []string
+	for _, in := range r.interrupts() {
+		ids = append(ids, in["id"].(string))
+	}
+	if r.outcome() != "interrupt" || strings.Join(ids, " ") != "confirm:c1 external:x1" {
+		t.Fatalf("run: %s %v\n%s", r.outcome(), ids, r.body)
+	}
+	r = e.agui("a1", aguiInput("t-mix", "run-2", nil,
+		map[string]any{"interruptId": "external:x1", "status": "resolved", "payload": map[string]any{"result": "k is 7"}},
+		map[string]any{"interruptId": "confirm:c1", "status": "resolved"}), user)
+	if r.code != 200 || r.outcome() != "success" {
+		t.Fatalf("resume: %d %s", r.code, r.body)
+	}
+	results := map[string]string{}
+	for _, ev := range r.events {
+		if ev.typ() == "TOOL_CALL_RESULT" {
+			results[ev.str("toolCallId")] = ev.str("content")
+		}
+	}
+	if results["c1"] != "saved: milk" || results["x1"] != "k is 7" || e.notes.Load() != 1 {
+		t.Fatalf("results %v, notes %d: %s", results, e.notes.Load(), r.types())
+	}
+	if st := e.status("t-mix"); st != "idle" {
+		t.Fatalf("status %s", st)
+	}
+}
+
+// mixedAgent is the test agent with save_note (asks first) and lookup
+// (run by the client), each with opts.
+func (e *env) mixedAgent(st *state.AgentState, opts ...tool.Option) (*agent.Agent, error) {
+	note, err := tool.Func("save_note", "Save a note.", func(ctx context.Context, in struct {
+		Text string `json:"text"`
+	}) (string, error) {
+		e.notes.Add(1)
+		return "saved: " + in.Text, nil
+	}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	lookup, err := tool.New("lookup", "Look a value up (run by the client).", json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"}}}`),
+		func(ctx context.Context, _ map[string]any) iter.Seq2[tool.Chunk, error] {
+			return func(yield func(tool.Chunk, error) bool) { e.t.Error("the server ran the external tool") }
+		}, append([]tool.Option{tool.External(), tool.ReadOnly()}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	tk, err := tool.NewToolkit([]tool.Tool{note, lookup})
+	if err != nil {
+		return nil, err
+	}
+	return agent.New(agent.Config{Name: "assistant", Model: e.model, Toolkit: tk, State: st,
+		RuntimeState: agent.RuntimeStateConfig{Disabled: true}, Logger: slog.New(slog.DiscardHandler)})
 }

@@ -15,6 +15,10 @@ import (
 	"github.com/agentscope-go/agentscope/session"
 )
 
+// settlePoll is how often a run delivering a resume in parts checks
+// whether the part it delivered has been answered.
+const settlePoll = 20 * time.Millisecond
+
 // interruptWait bounds how long a run whose AG-UI client left is given to
 // take its interrupt; the interrupt itself does not wait for the run.
 const interruptWait = 10 * time.Second
@@ -408,6 +412,18 @@ func (st *aguiStream) serve(w http.ResponseWriter, r *http.Request, feed *engine
 	}
 	hb := time.NewTimer(s.cfg.Heartbeat)
 	defer hb.Stop()
+	// poll ticks only while a resume has inputs left to deliver: the run
+	// that answers the first part of a park may end without an event.
+	poll := time.NewTicker(settlePoll)
+	defer poll.Stop()
+	pollOn := func() {
+		if len(st.more) > 0 && !st.run.Done() {
+			poll.Reset(settlePoll)
+		} else {
+			poll.Stop()
+		}
+	}
+	pollOn()
 	for {
 		for page, err := range feed.Replay(ctx) {
 			if err != nil {
@@ -441,10 +457,27 @@ func (st *aguiStream) serve(w http.ResponseWriter, r *http.Request, feed *engine
 				if st.run.Done() {
 					return
 				}
+				pollOn()
 				hb.Reset(s.cfg.Heartbeat)
-			case <-hb.C:
-				if !write([]byte(":\n\n")) {
+			case <-poll.C:
+				st.settle(ctx, feed.Last())
+				if !send() {
 					left()
+					return
+				}
+				if st.run.Done() {
+					return
+				}
+				pollOn()
+			case <-hb.C:
+				// Also a safety net: a run that ended in a way no event
+				// of this request announced still ends this run.
+				st.settle(ctx, feed.Last())
+				if !send() || !write([]byte(":\n\n")) {
+					left()
+					return
+				}
+				if st.run.Done() {
 					return
 				}
 				hb.Reset(s.cfg.Heartbeat)
@@ -500,10 +533,22 @@ func (st *aguiStream) each(ctx context.Context, entries []engine.Entry) {
 		}
 		st.buf = st.run.Append(st.buf, ev)
 	}
-	if !st.parked || st.run.Done() {
+	if st.parked && len(entries) > 0 {
+		st.settle(ctx, entries[len(entries)-1].Seq)
+	}
+}
+
+// settle ends the run, or delivers the resume's next input, once the
+// reply's run is over without a REPLY_END (a park) and every event it
+// logged is given (last is the feed's). It is called after a batch that
+// follows a park event, and on timer ticks: a run that answers part of a
+// park may end with nothing to announce (the calls left were announced in
+// the earlier park), so no batch comes to say it.
+func (st *aguiStream) settle(ctx context.Context, last int64) {
+	if st.run.Done() {
 		return
 	}
-	over, err := st.parkOver(ctx, entries)
+	over, err := st.runOver(ctx, last)
 	switch {
 	case err != nil:
 		st.fail(ctx, err)
@@ -523,19 +568,20 @@ func (st *aguiStream) each(ctx context.Context, entries []engine.Entry) {
 	}
 }
 
-// parkOver reports whether the run that parked is over and its last
-// events given: a park may be several events (one per call), logged with
-// the run's end in its last transaction, after the lease is freed.
-func (st *aguiStream) parkOver(ctx context.Context, entries []engine.Entry) (bool, error) {
+// runOver reports whether the session's run is over and every event of
+// the log up to its end given (last): a park may be several events (one
+// per call), logged with the run's end in its last transaction, after the
+// lease is freed.
+func (st *aguiStream) runOver(ctx context.Context, last int64) (bool, error) {
 	status, err := st.s.eng.Status(ctx, st.k)
 	if err != nil || status == engine.StatusRunning {
 		return false, err
 	}
-	last, err := st.s.eng.Store().LastSeq(ctx, st.k)
+	end, err := st.s.eng.Store().LastSeq(ctx, st.k)
 	if err != nil {
 		return false, err
 	}
-	return len(entries) > 0 && entries[len(entries)-1].Seq >= last, nil
+	return last >= end, nil
 }
 
 // answers reports whether the inputs answer every call of the park event.

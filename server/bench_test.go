@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentscope-go/agentscope/engine"
 	"github.com/agentscope-go/agentscope/model/scripted"
 )
 
@@ -257,4 +259,64 @@ func BenchmarkWSChatFirstEvent(b *testing.B) {
 	}
 	b.StopTimer()
 	percentiles(b, ds)
+}
+
+// BenchmarkAGUIFirstEvent: POST /agui/{agent} → the first AG-UI event
+// (RUN_STARTED, written once the run's first event is logged) on the
+// response's own stream, over HTTP on SQLite; then the run is read to its
+// end outside the timer. new-thread includes creating the session the
+// threadId names, as a client's first run of a thread does;
+// existing-thread runs on a session created beforehand, the case
+// BenchmarkChatFirstEvent measures for POST /chat/.
+func BenchmarkAGUIFirstEvent(b *testing.B) {
+	for _, fresh := range []bool{true, false} {
+		name := "existing-thread"
+		if fresh {
+			name = "new-thread"
+		}
+		b.Run(name, func(b *testing.B) {
+			e := newEnv(b, nil, nil)
+			var ds []time.Duration
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer()
+				thread := fmt.Sprintf("bench-%d", i)
+				if !fresh {
+					if _, err := e.srv.Engine().CreateSession(context.Background(), engine.NewSession{ID: thread, UserID: user, AgentID: "a1"}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				e.model.Append(scripted.Stream(scripted.Text("Hi.")))
+				req, _ := http.NewRequest("POST", e.hs.URL+"/agui/a1", strings.NewReader(aguiInput(thread, "run", []map[string]any{aguiUser("m", "hi")})))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("X-User-ID", user)
+				b.StartTimer()
+				t0 := time.Now()
+				res, err := e.hs.Client().Do(req)
+				if err != nil || res.StatusCode != 200 {
+					b.Fatalf("run: %v %v", err, res)
+				}
+				br := bufio.NewReaderSize(res.Body, 64<<10)
+				for {
+					line, err := br.ReadSlice('\n')
+					if err != nil {
+						b.Fatalf("no event: %v", err)
+					}
+					if strings.HasPrefix(string(line), "data: ") {
+						break
+					}
+				}
+				t1 := time.Now()
+				b.StopTimer()
+				ds = append(ds, t1.Sub(t0))
+				if _, err := io.Copy(io.Discard, br); err != nil {
+					b.Fatal(err)
+				}
+				res.Body.Close()
+				b.StartTimer()
+			}
+			b.StopTimer()
+			percentiles(b, ds)
+		})
+	}
 }

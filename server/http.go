@@ -43,6 +43,7 @@ func (s *Server) routes() {
 	both("POST", "/sessions/{sid}/interrupt", s.interrupt)
 	both("GET", "/sessions/{sid}/messages", s.messages)
 	both("GET", "/sessions/{sid}/status", s.status)
+	both("POST", "/agui/{aid}", s.aguiRun)
 	s.mux.HandleFunc("/", s.notFound)
 }
 
@@ -137,6 +138,22 @@ func writeInvalid(w http.ResponseWriter, loc []any, typ, msg string) {
 // a 413, one cut by the listener's read deadline a 408. It reports
 // whether the handler may go on.
 func readJSON(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return nil, false
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
+		writeInvalid(w, []any{"body"}, "json_invalid", "the body must be a JSON object")
+		return nil, false
+	}
+	return fields, true
+}
+
+// readBody reads the body of a JSON request, as readJSON does, up to the
+// parse: a wrong content type and invalid UTF-8 are a 422, an oversize
+// body a 413, one cut by the listener's read deadline a 408.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		writeInvalid(w, []any{"header", "content-type"}, "content_type", "Content-Type must be application/json")
@@ -164,12 +181,7 @@ func readJSON(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessag
 		writeInvalid(w, []any{"body"}, "json_invalid", "the body is not valid UTF-8")
 		return nil, false
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
-		writeInvalid(w, []any{"body"}, "json_invalid", "the body must be a JSON object")
-		return nil, false
-	}
-	return fields, true
+	return body, true
 }
 
 // stringField reads an optional string field; present reports whether it

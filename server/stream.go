@@ -2,11 +2,13 @@ package server
 
 import (
 	"bufio"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/agentscope-go/agentscope/engine"
+	"github.com/agentscope-go/agentscope/server/agui"
 )
 
 // sinceOf reads the replay cursor: Last-Event-ID, else ?since=. ok is false
@@ -38,8 +40,20 @@ func appendFrame(b []byte, e engine.Entry) []byte {
 // stream is GET /sessions/{sid}/stream: the session's events as SSE, from
 // the cursor on (without one: from the first event of the run in progress
 // until its end is stored, or from now), then live, until the client
-// leaves (engine.Engine.Follow).
+// leaves (engine.Engine.Follow). With ?format=agui each frame's event is
+// the reference's AG-UI conversion of it (agui.Converter, one per stream,
+// so two streams never share a tool result's text), its id line kept:
+// the reference's middleware rewrites the data lines and passes the rest.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, user string) {
+	var conv *agui.Converter
+	switch f := r.URL.Query().Get("format"); f {
+	case "":
+	case "agui":
+		conv = agui.NewConverter()
+	default:
+		writeInvalid(w, []any{"query", "format"}, "enum", fmt.Sprintf("format must be agui (or absent for the native events), got %q", f))
+		return
+	}
 	from, ok := sinceOf(r)
 	if !ok {
 		writeInvalid(w, []any{"header", "last-event-id"}, "int_parsing", "Last-Event-ID (or since) must be a non-negative integer")
@@ -68,10 +82,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, user string) {
 		return
 	}
 
-	var fb []byte
+	var fb, cb []byte
 	write := func(entries []engine.Entry) {
 		for _, e := range entries {
 			fb = appendFrame(fb[:0], e)
+			if conv != nil {
+				cb = conv.AppendChunk(cb[:0], fb)
+				bw.Write(cb)
+				continue
+			}
 			bw.Write(fb)
 		}
 	}

@@ -221,6 +221,20 @@ func (r *Run) Finish(dst []byte) []byte {
 	return end(dst)
 }
 
+// Fail ends the run with RUN_ERROR{message, code} when it cannot go on
+// for a reason of the transport's (the event log unreadable, the server
+// shutting down): open lanes are closed first, as before any end, so the
+// client's verifyEvents accepts it. After the run's end it adds nothing.
+func (r *Run) Fail(dst []byte, message, code string) []byte {
+	if r.done {
+		return dst
+	}
+	dst = r.start(dst, nil)
+	dst = r.closeAll(dst)
+	r.done = true
+	return runError(dst, message, code)
+}
+
 func (r *Run) finishReply(dst []byte, e *event.ReplyEnd) []byte {
 	dst = r.closeAll(dst)
 	r.done = true

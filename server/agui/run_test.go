@@ -315,3 +315,26 @@ func TestRunContinuation(t *testing.T) {
 		t.Errorf("%s", out)
 	}
 }
+
+// Fail ends a run the transport cannot go on with: the open lanes closed,
+// then RUN_ERROR with the transport's message and code, and nothing after.
+func TestRunFail(t *testing.T) {
+	r := agui.NewRun("thread", "run")
+	out := r.Append(nil, &event.ReplyStart{ReplyID: "r"})
+	out = r.Append(out, &event.ModelCallStart{ReplyID: "r", ModelName: "m"})
+	out = r.Append(out, &event.TextBlockDelta{ReplyID: "r", BlockID: "b", Delta: "hi"})
+	out = r.Fail(out, "the event log cannot be read", "unavailable")
+	if !r.Done() {
+		t.Fatal("not done after Fail")
+	}
+	if again := r.Finish(r.Fail(nil, "again", "x")); len(again) > 0 {
+		t.Fatalf("the run went on after Fail: %s", again)
+	}
+	objs := verifyRun(t, out)
+	if got := types(objs); got != "RUN_STARTED STEP_STARTED TEXT_MESSAGE_START TEXT_MESSAGE_CONTENT TEXT_MESSAGE_END STEP_FINISHED RUN_ERROR" {
+		t.Fatalf("%s", got)
+	}
+	if got := jsonOf(t, objs[len(objs)-1]); got != `{"code":"unavailable","message":"the event log cannot be read","type":"RUN_ERROR"}` {
+		t.Fatalf("got %s", got)
+	}
+}

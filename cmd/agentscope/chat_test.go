@@ -411,7 +411,7 @@ func TestChatInPseudoTerminal(t *testing.T) {
 	// terminal's only foreground process: a shell that forks instead (dash,
 	// Debian's /bin/sh) would take each Ctrl+C itself and exit 130 at the end.
 	cmd := exec.Command(scriptBin, "-qfec", "exec "+shellQuote(bin)+" chat --server "+shellQuote(s.url)+" --user tester", "/dev/null")
-	cmd.Env = append(os.Environ(), "SHELL=/bin/sh")
+	cmd.Env = append(os.Environ(), "SHELL=/bin/sh", "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=")
 	inW, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -308,13 +308,15 @@ type history struct {
 const historyMax = 1000
 
 // historyPath is the history file of user: $AGENTSCOPE_HISTORY if set
-// ("" or "off": none), else agentscope/history-USER in the user's
-// configuration directory.
+// ("off": none), else agentscope/history-USER in the user's configuration
+// directory ($XDG_CONFIG_HOME or ~/.config on Linux, ~/Library/Application
+// Support on macOS, %AppData% on Windows).
 func historyPath(user string) string {
-	if p, ok := os.LookupEnv("AGENTSCOPE_HISTORY"); ok {
-		if p == "off" {
-			return ""
-		}
+	switch p := os.Getenv("AGENTSCOPE_HISTORY"); p {
+	case "off":
+		return ""
+	case "":
+	default:
 		return p
 	}
 	dir, err := os.UserConfigDir()

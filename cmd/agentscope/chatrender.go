@@ -37,6 +37,7 @@ type renderer struct {
 	dimmed  bool // a thinking block's dimming is on
 	tools   toolLog
 	md      mdStream
+	hints   hintFilter // the text block's
 
 	// The spinner: the line it is on (spinning), since when the stream
 	// is silent, and what it waits for.
@@ -184,23 +185,31 @@ func (r *renderer) event(ev event.Event) {
 	case *event.TextBlockStart:
 		r.newline()
 		r.md.start(r)
+		r.hints = hintFilter{}
 	case *event.TextBlockDelta:
+		d := r.hints.filter(e.Delta)
 		if r.color {
-			r.md.delta(r, e.Delta)
+			r.md.delta(r, d)
 		} else {
-			r.write(e.Delta)
+			r.write(d)
 		}
 	case *event.TextBlockEnd:
+		r.md.delta(r, r.hints.flush())
 		r.md.end(r)
 		r.newline()
+		r.showHints()
 	case *event.ThinkingBlockStart:
 		r.newline()
 		r.startDim()
+		r.hints = hintFilter{}
 	case *event.ThinkingBlockDelta:
 		r.startDim()
-		r.write(sanitize(e.Delta, r.tty))
+		r.write(sanitize(r.hints.filter(e.Delta), r.tty))
 	case *event.ThinkingBlockEnd:
+		r.write(sanitize(r.hints.flush(), r.tty))
 		r.newline()
+		r.endDim()
+		r.showHints()
 	case *event.ToolCallStart:
 		r.tools.callStart(e.ToolCallID, e.ToolCallName)
 	case *event.ToolCallDelta:
@@ -757,4 +766,91 @@ func truncateWidth(s string, w int) string {
 		i += size
 	}
 	return s
+}
+
+// showHints writes, with -v, the hints a text block carried, dimmed.
+func (r *renderer) showHints() {
+	if r.verbose {
+		for _, h := range r.hints.hints {
+			for _, l := range strings.Split(strings.TrimSpace(h), "\n") {
+				r.write(r.style(ansiDim, "│ "+sanitize(l, r.tty), ansiReset) + "\n")
+			}
+		}
+	}
+	r.hints.hints = nil
+}
+
+// hintFilter takes the runtime's <system-reminder> hints out of a text
+// as it streams (a model may quote one): what could be the start of a
+// tag waits for the next delta.
+type hintFilter struct {
+	held  string // text not yet known to be outside a hint
+	in    bool   // inside a hint
+	hint  strings.Builder
+	hints []string
+}
+
+const (
+	hintOpen  = "<system-reminder>"
+	hintClose = "</system-reminder>"
+)
+
+// filter returns what of d (and what was held) is shown now.
+func (f *hintFilter) filter(d string) string {
+	s := f.held + d
+	f.held = ""
+	var out strings.Builder
+	for s != "" {
+		if f.in {
+			if i := strings.Index(s, hintClose); i >= 0 {
+				f.hint.WriteString(s[:i])
+				f.hints = append(f.hints, f.hint.String())
+				f.hint.Reset()
+				f.in = false
+				s = s[i+len(hintClose):]
+				continue
+			}
+			k := partialSuffix(s, hintClose)
+			f.hint.WriteString(s[:len(s)-k])
+			f.held = s[len(s)-k:]
+			break
+		}
+		if i := strings.Index(s, hintOpen); i >= 0 {
+			out.WriteString(s[:i])
+			f.in = true
+			s = s[i+len(hintOpen):]
+			continue
+		}
+		k := partialSuffix(s, hintOpen)
+		out.WriteString(s[:len(s)-k])
+		f.held = s[len(s)-k:]
+		break
+	}
+	return out.String()
+}
+
+// flush returns what is held at the block's end; an unclosed hint stays
+// hidden.
+func (f *hintFilter) flush() string {
+	held := f.held
+	f.held = ""
+	if f.in {
+		f.hint.WriteString(held)
+		f.hints = append(f.hints, f.hint.String())
+		f.hint.Reset()
+		f.in = false
+		return ""
+	}
+	return held
+}
+
+// partialSuffix is the length of the longest suffix of s that is a proper
+// prefix of tag.
+func partialSuffix(s, tag string) int {
+	for k := min(len(s), len(tag)-1); k > 0; k-- {
+		if strings.HasSuffix(s, tag[:k]) {
+			return k
+		}
+	}
+	return 0
 }

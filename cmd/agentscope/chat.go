@@ -529,8 +529,11 @@ func (ch *chatter) readLine(ctx context.Context, prompt string, main bool) (stri
 			fmt.Fprintln(ch.cfg.Stderr, "\n(Ctrl+C again to quit)")
 			answer = ch.in.read(prompt, main)
 		case f := <-ch.frames:
-			// Another client's run on this session: show it.
+			// Another client's run on this session: show it (above the
+			// line being edited, on a terminal).
+			ch.r.noRewrite = true
 			ch.r.event(f.Event)
+			ch.r.noRewrite = false
 		case err := <-ch.status:
 			ch.showStatus(err)
 		}

@@ -38,6 +38,9 @@ type renderer struct {
 	tools   toolLog
 	md      mdStream
 	hints   hintFilter // the text block's
+	// noRewrite: text is not rewritten in place (while a prompt is
+	// edited below it, where only whole lines can go).
+	noRewrite bool
 
 	// The spinner: the line it is on (spinning), since when the stream
 	// is silent, and what it waits for.
@@ -549,7 +552,7 @@ type mdStream struct {
 }
 
 func (m *mdStream) start(r *renderer) {
-	*m = mdStream{active: r.color}
+	*m = mdStream{active: r.color, cutOff: r.noRewrite}
 }
 
 // cut marks the raw text as final: something was written after it.
@@ -662,7 +665,7 @@ func (m *mdStream) rewrite(r *renderer, chunk, rest string) {
 	// Either way only rest is still raw, from a line's start.
 	fence, fenceBy := m.fence, m.fenceBy
 	scannedRest := m.scanned - len(chunk)
-	*m = mdStream{active: true, pending: rest, fence: fence, fenceBy: fenceBy, scanned: max(scannedRest, 0)}
+	*m = mdStream{active: true, pending: rest, fence: fence, fenceBy: fenceBy, scanned: max(scannedRest, 0), cutOff: m.cutOff || r.noRewrite}
 	m.advance(r, rest)
 }
 

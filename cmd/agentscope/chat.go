@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,12 +20,13 @@ import (
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/server/client"
+	"golang.org/x/term"
 )
 
 func init() {
 	register("chat", command{
 		Summary: "chat in the terminal with an agent: of agentscope serve (its HTTP + SSE client), or in-process on the same store",
-		Usage:   "[--server URL [--token TOKEN] | [--db PATH|postgres://…] [--config FILE | --model URI [--a2a NAME=URL]...] [--sandbox MODE [--sandbox-network]]] [--user ID] [--session ID] [--agent ID]",
+		Usage:   "[--server URL [--token TOKEN] | [--db PATH|postgres://…] [--config FILE | --model URI [--a2a NAME=URL]...] [--sandbox MODE [--sandbox-network]]] [--user ID] [--session ID] [--agent ID] [-v]",
 		Run:     runChat,
 	})
 }
@@ -56,6 +57,7 @@ func runChat(ctx context.Context, inv *invocation) int {
 	fs.StringVar(&cfg.User, "user", defaultUser(), "the user `ID` sent as X-User-ID (from $USER, else me)")
 	fs.StringVar(&cfg.Session, "session", "", "continue the session with this `ID` instead of creating one")
 	fs.StringVar(&cfg.Agent, "agent", "", "the agent `ID` of a new session (default: demo with --server, else the first agent)")
+	fs.BoolVar(&cfg.Verbose, "v", false, "show the runtime's <system-reminder> hints (dimmed) and tool results whole")
 	db := fs.String("db", "./agentscope.db", "in-process: the store, a SQLite file `path` or a postgres:// URL, as serve's")
 	config := fs.String("config", "", "in-process: the agents of this JSON `file`, as serve's --config")
 	uri := fs.String("model", os.Getenv("AGENTSCOPE_MODEL"), "in-process, without --config: the model `URI` (default $AGENTSCOPE_MODEL; none: the keyless demo agent)")
@@ -98,7 +100,8 @@ func runChat(ctx context.Context, inv *invocation) int {
 		cfg.Agent = demoAgentID
 	}
 	cfg.Stdin, cfg.Stdout, cfg.Stderr = inv.Stdin, inv.Stdout, inv.Stderr
-	cfg.Color = isTerminal(inv.Stdout)
+	cfg.TTY = isTerminal(inv.Stdout)
+	cfg.Color = cfg.TTY && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
@@ -152,8 +155,18 @@ type chatConfig struct {
 	Server, Token, User, Session, Agent string
 	Stdin                               io.Reader
 	Stdout, Stderr                      io.Writer
-	// Color dims thinking with ANSI escapes; false writes plain text.
+	// Color styles the output with ANSI escapes and renders Markdown;
+	// false writes plain text.
 	Color bool
+	// TTY: Stdout is a terminal (a spinner, a status line rewritten in
+	// place); with Stdin a terminal too, prompts are read with the line
+	// editor.
+	TTY bool
+	// Verbose shows the runtime's hints and tool results whole.
+	Verbose bool
+	// Validate checks an edited tool call's input against the tool's
+	// schema of agent (nil: only that it is a JSON object).
+	Validate func(agent string, call *block.ToolCall) error
 	// Interrupts delivers each Ctrl+C. nil: none ever comes.
 	Interrupts <-chan struct{}
 	// Transport carries the requests (nil: the network's).
@@ -165,13 +178,21 @@ type chatConfig struct {
 // is closed once the first connection is subscribed, so an input posted
 // after it cannot be missed. It returns the error of a refusal no retry
 // would change (a 4xx other than 429: unknown session, bad token).
-func follow(ctx context.Context, c *client.Client, sid string, frames chan<- client.Frame, ready chan<- struct{}, warn func(error)) error {
+//
+// status hears of each outage once: its first error when the stream
+// drops, nil when it is back.
+func follow(ctx context.Context, c *client.Client, sid string, frames chan<- client.Frame, ready chan<- struct{}, status func(error)) error {
 	var last int64 = -1 // no cursor: the run in progress, or from now
 	backoff := 100 * time.Millisecond
+	down := false
 	opened := func() {
 		if ready != nil {
 			close(ready)
 			ready = nil
+		}
+		if down {
+			down = false
+			status(nil)
 		}
 		backoff = 100 * time.Millisecond
 	}
@@ -198,8 +219,9 @@ func follow(ctx context.Context, c *client.Client, sid string, frames chan<- cli
 		if errors.As(err, &ae) && ae.Status/100 == 4 && ae.Status != http.StatusTooManyRequests {
 			return fmt.Errorf("stream: %w", err)
 		}
-		if err != nil {
-			warn(err)
+		if err != nil && !down {
+			down = true
+			status(err)
 		}
 		select {
 		case <-ctx.Done():
@@ -219,9 +241,10 @@ type chatter struct {
 	sid    string
 	agent  string
 	r      *renderer
-	lines  <-chan string // closed on EOF
+	in     chatInput
 	frames <-chan client.Frame
-	lastC  time.Time // the last Ctrl+C
+	status chan error // the stream's outages (nil: back)
+	lastC  time.Time  // the last Ctrl+C
 	// parked is the confirmation a resumed session's reply waits for.
 	parked *event.RequireUserConfirm
 }
@@ -241,7 +264,20 @@ func chat(ctx context.Context, cfg chatConfig, inv *invocation) int {
 	errInv.Stderr = cfg.Stderr
 	inv = &errInv
 	c := &client.Client{BaseURL: cfg.Server, Token: cfg.Token, User: cfg.User, HTTP: &http.Client{Transport: cfg.Transport}}
-	ch := &chatter{cfg: cfg, inv: inv, c: c, agent: cfg.Agent, r: newRenderer(cfg.Stdout, cfg.Color)}
+	ch := &chatter{cfg: cfg, inv: inv, c: c, agent: cfg.Agent, status: make(chan error, 16)}
+	var con *console
+	out := cfg.Stdout
+	stdin, inTTY := cfg.Stdin.(*os.File)
+	inTTY = inTTY && cfg.TTY && term.IsTerminal(int(stdin.Fd()))
+	if inTTY {
+		con = &console{w: cfg.Stdout}
+		out = con
+	}
+	ch.r = newRenderer(out, cfg.Color)
+	ch.r.tty, ch.r.verbose = cfg.TTY, cfg.Verbose
+	if f, ok := cfg.Stdout.(*os.File); ok && cfg.TTY {
+		ch.r.width = func() (int, int) { return terminalSize(f) }
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -269,7 +305,10 @@ func chat(ctx context.Context, cfg chatConfig, inv *invocation) int {
 	go func() { // owned by chat: ends with ctx, or at a refusal
 		defer wg.Done()
 		err := follow(ctx, c, ch.sid, frames, ready, func(err error) {
-			fmt.Fprintf(cfg.Stderr, "agentscope chat: stream: %v; reconnecting\n", err)
+			select {
+			case ch.status <- err:
+			default:
+			}
 		})
 		if err != nil {
 			streamErr <- err
@@ -294,7 +333,13 @@ func chat(ctx context.Context, cfg chatConfig, inv *invocation) int {
 		return exitInterrupted
 	}
 	ch.frames = frames
-	ch.lines = readLines(ctx, cfg.Stdin)
+	if inTTY {
+		in := newTTYInput(stdin, cfg.Stdout, loadHistory(historyPath(cfg.User)), con)
+		defer in.close()
+		ch.in = in
+	} else {
+		ch.in = newPipeInput(ctx, cfg.Stdin, ch.r.showPrompt)
+	}
 
 	err := ch.loop(ctx)
 	select {
@@ -328,27 +373,6 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
-}
-
-// readLines sends stdin's lines, then closes the channel at EOF. The
-// goroutine ends at EOF, a read error, or the first line read after ctx
-// ended; a read blocked on a terminal cannot be cancelled, so there that
-// is when the process ends.
-func readLines(ctx context.Context, r io.Reader) <-chan string {
-	out := make(chan string)
-	go func() {
-		defer close(out)
-		sc := bufio.NewScanner(r)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			select {
-			case out <- sc.Text():
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
 }
 
 // historyTail is how many messages a resumed session shows.
@@ -431,19 +455,23 @@ func (ch *chatter) loop(ctx context.Context) error {
 		}
 	}
 	for {
-		line, err := ch.readLine(ctx, ch.r.prompt)
+		line, err := ch.readLine(ctx, "> ", true)
 		if err != nil {
 			return err
 		}
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
+		if ch.command(strings.TrimSpace(line)) {
+			continue
+		}
 		msg := map[string]any{
 			"role": "user", "name": ch.cfg.User,
 			"content": []map[string]any{{"type": "text", "text": line}},
 		}
+		ch.r.quiet()
 		if err := ch.post(ctx, msg); err != nil {
-			fmt.Fprintf(ch.cfg.Stderr, "agentscope chat: %v\n", err)
+			ch.r.errorLine(fmt.Sprintf("agentscope chat: %v", err))
 			continue
 		}
 		if err := ch.reply(ctx); err != nil {
@@ -452,29 +480,102 @@ func (ch *chatter) loop(ctx context.Context) error {
 	}
 }
 
-// readLine waits for a line of stdin; Ctrl+C while waiting asks for a
-// second one to quit.
-func (ch *chatter) readLine(ctx context.Context, prompt func()) (string, error) {
-	prompt()
+// chatHelp is /help's answer.
+const chatHelp = `/expand  the last reply's tool results whole
+/help    this
+Enter sends; a line ending in \ (or Alt+Enter) goes on on the next line.
+Up and Down go through the prompts you sent, kept per user.
+Ctrl+C interrupts a reply; twice quits. Ctrl+D on an empty line ends the chat.`
+
+// command runs a chat command (/expand, /help); false: the line is a
+// prompt.
+func (ch *chatter) command(line string) bool {
+	switch line {
+	case "/expand":
+		ch.r.expand()
+	case "/help", "/?":
+		for _, l := range strings.Split(chatHelp, "\n") {
+			ch.r.notice(l)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// readLine waits for a line of input; Ctrl+C while waiting (a key on the
+// editor, or a signal) asks for a second one to quit. main: the prompt of
+// a message, with history and several lines.
+func (ch *chatter) readLine(ctx context.Context, prompt string, main bool) (string, error) {
+	answer := ch.in.read(prompt, main)
 	for {
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
-		case line, ok := <-ch.lines:
-			if !ok {
-				return "", errEOF
+		case r := <-answer:
+			if errors.Is(r.err, errInterruptKey) {
+				if ch.secondCtrlC() {
+					return "", errQuit
+				}
+				fmt.Fprintln(ch.cfg.Stderr, "(Ctrl+C again to quit)")
+				answer = ch.in.read(prompt, main)
+				continue
 			}
-			return line, nil
+			return r.line, r.err
 		case <-ch.cfg.Interrupts:
 			if ch.secondCtrlC() {
 				return "", errQuit
 			}
 			fmt.Fprintln(ch.cfg.Stderr, "\n(Ctrl+C again to quit)")
-			prompt()
+			answer = ch.in.read(prompt, main)
 		case f := <-ch.frames:
-			// Another client's run on this session: show it.
+			// Another client's run on this session: show it (above the
+			// line being edited, on a terminal).
+			ch.r.noRewrite = true
 			ch.r.event(f.Event)
+			ch.r.noRewrite = false
+		case err := <-ch.status:
+			ch.showStatus(err)
 		}
+	}
+}
+
+// showStatus tells of the stream's outage (err) or its end (nil): one
+// line each, the error in a few words.
+func (ch *chatter) showStatus(err error) {
+	if !ch.cfg.TTY {
+		if err != nil {
+			fmt.Fprintf(ch.cfg.Stderr, "agentscope chat: stream: %s; reconnecting\n", shortError(err))
+		}
+		return
+	}
+	if err != nil {
+		ch.r.notice("⟳ connection to the server lost (" + shortError(err) + "); reconnecting…")
+	} else {
+		ch.r.notice("✓ reconnected")
+	}
+}
+
+// shortError is err in a few words: the innermost error's text, the
+// status of an HTTP answer.
+func shortError(err error) string {
+	var ae *client.Error
+	switch {
+	case errors.As(err, &ae):
+		return fmt.Sprintf("HTTP %d", ae.Status)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "the stream ended"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	}
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
 	}
 }
 
@@ -493,17 +594,32 @@ func (ch *chatter) post(ctx context.Context, input any) error {
 	return ch.c.Chat(ctx, ch.agent, ch.sid, raw)
 }
 
+// spinnerTick is how often the spinner turns.
+const spinnerTick = 100 * time.Millisecond
+
 // reply renders the stream until the reply ends; it answers the
 // confirmations it asks for and interrupts it on Ctrl+C.
 func (ch *chatter) reply(ctx context.Context) error {
+	var tick <-chan time.Time
+	if ch.cfg.TTY {
+		t := time.NewTicker(spinnerTick)
+		defer t.Stop()
+		tick = t.C
+	}
+	defer ch.r.unspin()
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case now := <-tick:
+			ch.r.tick(now)
+		case err := <-ch.status:
+			ch.showStatus(err)
 		case <-ch.cfg.Interrupts:
 			if ch.secondCtrlC() {
 				return errQuit
 			}
+			ch.r.unspin()
 			if err := ch.c.Interrupt(ctx, ch.sid); err != nil {
 				fmt.Fprintf(ch.cfg.Stderr, "\nagentscope chat: interrupt: %v\n", err)
 			} else {
@@ -519,6 +635,7 @@ func (ch *chatter) reply(ctx context.Context) error {
 				if err != nil || parked {
 					return err
 				}
+				ch.r.quiet()
 			case *event.RequireExternalExecution:
 				fmt.Fprintln(ch.cfg.Stderr, "(the reply waits for an external execution result; chat cannot give one)")
 				return nil
@@ -530,6 +647,7 @@ func (ch *chatter) reply(ctx context.Context) error {
 // confirm asks y / n / a / e for each call and posts the answers. parked
 // reports that the reply stays parked (stdin ended, or posting failed).
 func (ch *chatter) confirm(ctx context.Context, e *event.RequireUserConfirm) (parked bool, err error) {
+	ch.r.unspin()
 	res := &event.UserConfirmResult{ReplyID: e.ReplyID}
 	for _, call := range e.ToolCalls {
 		cr, err := ch.ask(ctx, call)
@@ -543,7 +661,7 @@ func (ch *chatter) confirm(ctx context.Context, e *event.RequireUserConfirm) (pa
 	}
 	event.Stamp(res, nil)
 	if err := ch.post(ctx, json.RawMessage(event.Marshal(res))); err != nil {
-		fmt.Fprintf(ch.cfg.Stderr, "agentscope chat: confirm: %v\n", err)
+		ch.r.errorLine(fmt.Sprintf("agentscope chat: confirm: %v", err))
 		return true, nil
 	}
 	return false, nil
@@ -555,7 +673,8 @@ func (ch *chatter) ask(ctx context.Context, call *block.ToolCall) (event.Confirm
 		q = "allow? [y]es / [n]o / [e]dit: "
 	}
 	for {
-		line, err := ch.readLine(ctx, func() { ch.r.confirmPrompt(call, q) })
+		ch.r.confirmHeader(call)
+		line, err := ch.readLine(ctx, q, false)
 		if err != nil {
 			return event.ConfirmResult{}, err
 		}
@@ -569,18 +688,54 @@ func (ch *chatter) ask(ctx context.Context, call *block.ToolCall) (event.Confirm
 				return event.ConfirmResult{Confirmed: true, ToolCall: call, Rules: call.SuggestedRules}, nil
 			}
 		case "e", "edit":
+			ch.r.notice("the input now: " + call.Input)
 			for {
-				in, err := ch.readLine(ctx, func() { fmt.Fprint(ch.cfg.Stdout, "new input (JSON): ") })
+				in, err := ch.readLine(ctx, "new input (JSON; empty: back): ", false)
 				if err != nil {
 					return event.ConfirmResult{}, err
 				}
-				if json.Valid([]byte(in)) {
-					edited := call.CloneBlock().(*block.ToolCall)
-					edited.Input = strings.TrimSpace(in)
-					return event.ConfirmResult{Confirmed: true, ToolCall: edited}, nil
+				if strings.TrimSpace(in) == "" {
+					break
 				}
-				fmt.Fprintln(ch.cfg.Stdout, "not valid JSON")
+				edited := call.CloneBlock().(*block.ToolCall)
+				edited.Input = strings.TrimSpace(in)
+				if err := ch.checkInput(edited); err != nil {
+					ch.r.errorLine(err.Error() + "; try again")
+					continue
+				}
+				return event.ConfirmResult{Confirmed: true, ToolCall: edited}, nil
 			}
 		}
 	}
+}
+
+// checkInput refuses an edited call's input that the tool would refuse:
+// not JSON, not an object, or (where the chat knows the tool's schema)
+// not valid against it.
+func (ch *chatter) checkInput(call *block.ToolCall) error {
+	if !json.Valid([]byte(call.Input)) {
+		return errors.New("not valid JSON")
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(call.Input), &obj) != nil {
+		return errors.New("not a JSON object: a tool's input is one, {\"name\": value, …}")
+	}
+	if ch.cfg.Validate != nil {
+		if err := ch.cfg.Validate(ch.agent, call); err != nil {
+			return fmt.Errorf("not accepted: %v", err)
+		}
+	}
+	return nil
+}
+
+// terminalSize is f's columns and rows, or $COLUMNS and 0 when f reports
+// none (0: unknown, no wrapping).
+func terminalSize(f *os.File) (cols, rows int) {
+	if w, h, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+		return w, h
+	}
+	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
+		return c, 0
+	}
+	return 0, 0
 }

@@ -102,16 +102,23 @@ type ptyChat struct {
 	in   io.WriteCloser
 	out  *syncBuffer
 	done chan error
+	// prompts is how many main prompts of the editor a test has waited
+	// for (nextPrompt).
+	prompts int
 }
 
-func startPTYChat(t *testing.T, bin string, args string) *ptyChat {
+// startPTYChat runs the chat with args in a pseudo-terminal; env adds
+// to (or overrides) its environment. The prompt history goes to a
+// folder of the test's own unless env names one (XDG_CONFIG_HOME).
+func startPTYChat(t *testing.T, bin string, args string, env ...string) *ptyChat {
 	t.Helper()
 	scriptBin, err := exec.LookPath("script")
 	if err != nil {
 		t.Fatalf("script(1), which makes the pseudo-terminal, is missing (Debian's bsdutils): %v", err)
 	}
 	cmd := exec.Command(scriptBin, "-qfec", bin+" chat "+args, "/dev/null")
-	cmd.Env = append(cmd.Environ(), "AGENTSCOPE_SERVER=", "AGENTSCOPE_MODEL=", "XDG_CACHE_HOME="+t.TempDir())
+	cmd.Env = append(cmd.Environ(), "AGENTSCOPE_SERVER=", "AGENTSCOPE_MODEL=", "AGENTSCOPE_HISTORY=", "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=", "COLUMNS=")
+	cmd.Env = append(cmd.Env, env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

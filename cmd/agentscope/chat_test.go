@@ -367,7 +367,7 @@ func TestRendererDimsThinkingOnlyInColor(t *testing.T) {
 		want  string
 	}{
 		{false, "hmm\nHi!\n→ calc {\"expr\":\"1+1\"}\n← calc: 2 [error]\n[reply interrupted]\n"},
-		{true, "\x1b[2mhmm\x1b[0m\nHi!\n→ calc {\"expr\":\"1+1\"}\n← calc: 2 [error]\n[reply interrupted]\n"},
+		{true, "\x1b[2mhmm\x1b[0m\nHi!\n\x1b[36m→ calc {\"expr\":\"1+1\"}\x1b[39m\n\x1b[31m← calc:\x1b[39m 2 \x1b[31m[error]\x1b[39m\n\x1b[31m[reply interrupted]\x1b[39m\n"},
 	} {
 		var b bytes.Buffer
 		r := newRenderer(&b, tc.color)
@@ -388,7 +388,7 @@ func TestRendererResetsDimWhenThinkingIsCut(t *testing.T) {
 	r.event(&event.ThinkingBlockDelta{BlockID: "t", Delta: "a"})
 	r.event(&event.ThinkingBlockDelta{BlockID: "t", Delta: "b"})
 	r.event(&event.ReplyEnd{FinishedReason: event.ReplyInterrupted})
-	if want := "\x1b[2mab\x1b[0m\n[reply interrupted]\n"; b.String() != want {
+	if want := "\x1b[2mab\x1b[0m\n\x1b[31m[reply interrupted]\x1b[39m\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }
@@ -411,7 +411,7 @@ func TestChatInPseudoTerminal(t *testing.T) {
 	// terminal's only foreground process: a shell that forks instead (dash,
 	// Debian's /bin/sh) would take each Ctrl+C itself and exit 130 at the end.
 	cmd := exec.Command(scriptBin, "-qfec", "exec "+shellQuote(bin)+" chat --server "+shellQuote(s.url)+" --user tester", "/dev/null")
-	cmd.Env = append(os.Environ(), "SHELL=/bin/sh")
+	cmd.Env = append(os.Environ(), "SHELL=/bin/sh", "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=")
 	inW, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -457,6 +457,10 @@ func TestChatInPseudoTerminal(t *testing.T) {
 	time.Sleep(quitWindow)
 	io.WriteString(inW, "calculate 12*(3+4)\n")
 	waitFor(t, &out, "The calculate tool says:")
+	// The terminal's EOF: Ctrl+D on an empty line (script(1) passes its
+	// own stdin's end on only to a terminal in canonical mode, and the
+	// line editor reads in raw mode).
+	io.WriteString(inW, "\x04")
 	inW.Close()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

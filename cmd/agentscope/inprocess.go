@@ -180,6 +180,7 @@ func startInProcess(ctx context.Context, inv *invocation, cfg *chatConfig, db, c
 		return nil, exitFailure
 	}
 	cfg.Server, cfg.Token, cfg.Transport = "http://in-process", "", handlerTransport{srv}
+	cfg.Validate = toolValidator(agents)
 	if cfg.Agent == "" {
 		cfg.Agent = agents[0].ID
 	}

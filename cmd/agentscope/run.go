@@ -161,6 +161,13 @@ func runRun(ctx context.Context, inv *invocation) int {
 
 	out := bufio.NewWriter(inv.Stdout)
 	p := replyPrinter{w: out, json: *jsonOut}
+	if !*jsonOut {
+		// Each tool call and its outcome go to stderr, as the chat shows
+		// them: what ran (a deletion included) is never invisible.
+		p.tools = newRenderer(inv.Stderr, isTerminal(inv.Stderr) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb")
+		p.tools.verbose = *verbose
+		p.sameTerminal = isTerminal(inv.Stdout) && isTerminal(inv.Stderr)
+	}
 	for ev, err := range events {
 		if err != nil {
 			// Close the reply the agent left open, for JSON readers.
@@ -219,6 +226,11 @@ type replyPrinter struct {
 	printed bool                      // some text was written
 	lastNL  bool                      // the last text written ended a line
 	buf     []byte
+	// tools shows the tool calls and results (on stderr; nil: not
+	// shown). sameTerminal: stdout and stderr are one terminal, where a
+	// tool's line must not start in the middle of the text's.
+	tools        *renderer
+	sameTerminal bool
 }
 
 func (p *replyPrinter) event(ev event.Event) error {
@@ -236,6 +248,27 @@ func (p *replyPrinter) event(ev event.Event) error {
 			return err
 		}
 		return p.w.Flush()
+	}
+	switch ev.(type) {
+	case *event.ToolCallStart, *event.ToolCallDelta, *event.ToolCallEnd,
+		*event.ToolResultStart, *event.ToolResultTextDelta, *event.ToolResultDataDelta, *event.ToolResultEnd:
+		if p.tools == nil {
+			return nil
+		}
+		switch ev.(type) {
+		case *event.ToolCallEnd, *event.ToolResultEnd:
+			if p.sameTerminal && p.printed && !p.lastNL {
+				p.lastNL = true
+				if err := p.write("\n"); err != nil {
+					return err
+				}
+				if err := p.w.Flush(); err != nil {
+					return err
+				}
+			}
+		}
+		p.tools.event(ev)
+		return nil
 	}
 	switch e := ev.(type) {
 	case *event.TextBlockStart:

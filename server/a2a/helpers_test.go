@@ -91,6 +91,16 @@ func (e *env) agent(m *scripted.Model, st *state.AgentState) (*agent.Agent, erro
 	if err != nil {
 		return nil, err
 	}
+	// A second tool that asks, so one batch can park on two asks.
+	tag, err := tool.Func("tag", "Tag a note.", func(ctx context.Context, in struct {
+		Text string `json:"text"`
+	}) (string, error) {
+		e.notes.Add(1)
+		return "tagged: " + in.Text, nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	wait, err := tool.New("wait", "Wait until cancelled.", json.RawMessage(`{"type":"object","properties":{}}`),
 		func(ctx context.Context, _ map[string]any) iter.Seq2[tool.Chunk, error] {
 			return func(yield func(tool.Chunk, error) bool) {
@@ -107,7 +117,7 @@ func (e *env) agent(m *scripted.Model, st *state.AgentState) (*agent.Agent, erro
 	if err != nil {
 		return nil, err
 	}
-	tk, err := tool.NewToolkit([]tool.Tool{note, wait, lookup})
+	tk, err := tool.NewToolkit([]tool.Tool{note, tag, wait, lookup})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package a2a_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/server/a2a"
+	"github.com/agentscope-go/agentscope/session"
 )
 
 func TestSendMessageCompletes(t *testing.T) {
@@ -279,5 +281,41 @@ func TestDataAnswers(t *testing.T) {
 	ans.TaskID = task.ID
 	if done := e.call("SendMessage", a2a.SendMessageRequest{Message: ans}).task(t); done.Status.State != a2a.TaskStateCompleted || e.notes.Load() != 1 {
 		t.Fatalf("confirmed all: %s, notes %d", dump(done), e.notes.Load())
+	}
+}
+
+// A concurrent batch asks once per call (of another tool: a second call
+// of the same tool waits behind the first's suggested rule): the task
+// waits on every call it asked about, and one "yes" confirms them all.
+func TestInputRequiredForEveryCallOfABatch(t *testing.T) {
+	e := newEnv(t, []scripted.Turn{
+		scripted.Stream(scripted.ToolCall("c1", "save_note", `{"text":"a"}`), scripted.ToolCall("c2", "tag", `{"text":"b"}`)),
+		scripted.Stream(scripted.Text("Both saved.")),
+	}, "")
+	task := e.call("SendMessage", a2a.SendMessageRequest{Message: userMessage("m1", text("save two notes"))}).task(t)
+	// The reply is parked once its run has ended with both asks stored.
+	for {
+		st, err := e.srv.Engine().Status(context.Background(), sessionKey(task.ContextID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st == session.StatusAwaitingPermission {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	got := e.call("GetTask", a2a.GetTaskRequest{ID: task.ID}).task(t)
+	if got.Status.State != a2a.TaskStateInputRequired || got.Status.Message == nil || len(got.Status.Message.Parts) != 2 {
+		t.Fatalf("GetTask of the parked batch: %s", dump(got))
+	}
+	data := string(got.Status.Message.Parts[1].Data)
+	if !strings.Contains(data, `"toolCallId":"c1"`) || !strings.Contains(data, `"toolCallId":"c2"`) {
+		t.Fatalf("the task waits on %s, want c1 and c2", data)
+	}
+	yes := userMessage("m2", text("yes"))
+	yes.TaskID, yes.ContextID = task.ID, task.ContextID
+	done := e.call("SendMessage", a2a.SendMessageRequest{Message: yes}).task(t)
+	if done.Status.State != a2a.TaskStateCompleted || e.notes.Load() != 2 {
+		t.Fatalf("after one yes: %s, notes %d", dump(done), e.notes.Load())
 	}
 }

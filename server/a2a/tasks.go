@@ -3,6 +3,7 @@ package a2a
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -133,7 +134,7 @@ func (t *tracker) apply(e engine.Entry, emit bool) (out []StreamResponse) {
 			}
 		}
 	case *event.RequireUserConfirm, *event.RequireExternalExecution:
-		t.park = ev
+		t.park = mergePark(t.park, ev)
 		t.updated = ev.Header().CreatedAt
 		if emit {
 			out = append(out, t.statusUpdate())
@@ -358,4 +359,28 @@ func historyMessage(m *message.Msg, taskID, contextID string) Message {
 		out.Parts = []Part{TextPart("")}
 	}
 	return out
+}
+
+// mergePark adds ev to the park so far: a concurrent batch asks once per
+// call, and the task waits on all of them. Asks of one kind are one ask
+// with every call; a confirmation goes before an external execution (the
+// reply resolves the confirmations first, so that is what the next
+// message answers).
+func mergePark(park, ev event.Event) event.Event {
+	switch p := park.(type) {
+	case *event.RequireUserConfirm:
+		if e, ok := ev.(*event.RequireUserConfirm); ok {
+			merged := *p
+			merged.ToolCalls = append(slices.Clip(p.ToolCalls), e.ToolCalls...)
+			return &merged
+		}
+		return park
+	case *event.RequireExternalExecution:
+		if e, ok := ev.(*event.RequireExternalExecution); ok {
+			merged := *p
+			merged.ToolCalls = append(slices.Clip(p.ToolCalls), e.ToolCalls...)
+			return &merged
+		}
+	}
+	return ev
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/block"
+	"github.com/agentscope-go/agentscope/internal/realpath"
 	"github.com/agentscope-go/agentscope/internal/wire"
 )
 
@@ -142,51 +143,11 @@ func resolvePath(p string) string {
 		}
 		p = wd + "/" + p
 	}
-	hops := 0
-	r, ok := physicalPath("/", strings.Split(p, "/"), &hops)
+	r, ok := realpath.Walk(p)
 	if !ok {
 		return filepath.Clean(p) // a loop: the kernel reaches nothing
 	}
 	return r
-}
-
-// physicalPath walks rest from dir as the kernel does, following at most
-// 255 symlinks.
-func physicalPath(dir string, rest []string, hops *int) (string, bool) {
-	for i, comp := range rest {
-		switch comp {
-		case "", ".":
-			continue
-		case "..":
-			dir = filepath.Dir(dir)
-			continue
-		}
-		next := filepath.Join(dir, comp)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			return filepath.Join(append([]string{next}, rest[i+1:]...)...), true
-		}
-		if fi.Mode()&os.ModeSymlink == 0 {
-			dir = next
-			continue
-		}
-		if *hops++; *hops > 255 {
-			return "", false
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return "", false
-		}
-		if filepath.IsAbs(target) {
-			dir = "/"
-		}
-		r, ok := physicalPath(dir, strings.Split(target, "/"), hops)
-		if !ok {
-			return "", false
-		}
-		dir = r
-	}
-	return dir, true
 }
 
 // Clone returns a deep copy.

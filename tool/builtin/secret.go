@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentscope-go/agentscope/internal/realpath"
 )
 
 // Secret paths are files whose contents hand credentials or another
@@ -262,48 +264,10 @@ func withinFold(p, root string) bool {
 // included (a link to a file not yet written names that file), and the
 // missing rest kept lexically; p itself when the links loop.
 func realPath(p string) string {
-	hops := 0
-	var resolve func(dir string, rest []string) (string, bool)
-	resolve = func(dir string, rest []string) (string, bool) {
-		for i, comp := range rest {
-			switch comp {
-			case "", ".":
-				continue
-			case "..":
-				dir = filepath.Dir(dir)
-				continue
-			}
-			next := filepath.Join(dir, comp)
-			fi, err := os.Lstat(next)
-			if err != nil {
-				return filepath.Join(append([]string{next}, rest[i+1:]...)...), true
-			}
-			if fi.Mode()&os.ModeSymlink == 0 {
-				dir = next
-				continue
-			}
-			if hops++; hops > 255 {
-				return "", false
-			}
-			target, err := os.Readlink(next)
-			if err != nil {
-				return "", false
-			}
-			if filepath.IsAbs(target) {
-				dir = "/"
-			}
-			r, ok := resolve(dir, strings.Split(target, "/"))
-			if !ok {
-				return "", false
-			}
-			dir = r
-		}
-		return dir, true
-	}
 	if !filepath.IsAbs(p) {
 		return p
 	}
-	r, ok := resolve("/", strings.Split(p, "/"))
+	r, ok := realpath.Walk(p)
 	if !ok {
 		return p
 	}

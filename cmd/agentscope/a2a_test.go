@@ -17,9 +17,9 @@ import (
 )
 
 // peersDir is the folder of the npm test peers, installed by
-// scripts/peers.sh when they are not (failing, never skipping, without
-// node or npm).
-func peersDir(t *testing.T) string {
+// scripts/peers.sh when they are not, holding each of pkgs (failing,
+// never skipping, without node, npm or one of them).
+func peersDir(t *testing.T, pkgs ...string) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatalf("node is required: %v", err)
@@ -33,10 +33,23 @@ func peersDir(t *testing.T) string {
 		t.Fatalf("scripts/peers.sh: %v", err)
 	}
 	dir := strings.TrimSpace(string(out))
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@a2a-js", "sdk", "package.json")); err != nil {
-		t.Fatalf("the npm peers have no @a2a-js/sdk: %v", err)
+	for _, pkg := range pkgs {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
+			t.Fatalf("the npm peers have no %s: %v", pkg, err)
+		}
 	}
 	return dir
+}
+
+// peerScript is testdata/peers/name and the peers' folder, holding pkgs.
+func peerScript(t *testing.T, name string, pkgs ...string) (script, peers string) {
+	t.Helper()
+	peers = peersDir(t, pkgs...)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(root, "testdata", "peers", name), peers
 }
 
 // The real @a2a-js/sdk client (ClientFactory.createFromUrl) against the
@@ -44,7 +57,7 @@ func peersDir(t *testing.T) string {
 // send, stream, input-required then resume, subscribe and cancel, typed
 // errors (testdata/a2a/sdk-client.mjs says what it checks).
 func TestA2ASDKClient(t *testing.T) {
-	peers := peersDir(t)
+	peers := peersDir(t, "@a2a-js/sdk")
 	s := startServe(t, agentscopeBin(t), freeAddr(t), filepath.Join(t.TempDir(), "a2a.db"), "--token", "sekret")
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -65,7 +78,7 @@ func TestA2ASDKClient(t *testing.T) {
 // SDK's own server, on 127.0.0.1 and returns its URL.
 func startEchoAgent(t *testing.T) string {
 	t.Helper()
-	peers := peersDir(t)
+	peers := peersDir(t, "@a2a-js/sdk")
 	addr := freeAddr(t)
 	_, port, _ := strings.Cut(addr, ":")
 	cmd := exec.Command("node", filepath.Join("testdata", "a2a", "echo-server.mjs"))

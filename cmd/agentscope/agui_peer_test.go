@@ -8,39 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 )
-
-// aguiClient locates testdata/peers/agui-client.mjs and the npm peers it
-// runs with (@ag-ui/client and @ag-ui/core), installing them with
-// scripts/peers.sh when missing; it fails the test, never skips, when
-// node or the peers are not there.
-func aguiClient(t *testing.T) (script, peers string) {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is required: %v", err)
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(filepath.Join(root, "scripts", "peers.sh")).Output()
-	if err != nil {
-		t.Fatalf("scripts/peers.sh: %v", err)
-	}
-	peers = strings.TrimSpace(string(out))
-	for _, pkg := range []string{"@ag-ui/client", "@ag-ui/core"} {
-		if _, err := os.Stat(filepath.Join(peers, "node_modules", pkg, "package.json")); err != nil {
-			t.Fatalf("the %s peer is not installed: %v", pkg, err)
-		}
-	}
-	return filepath.Join(root, "testdata", "peers", "agui-client.mjs"), peers
-}
 
 // The real @ag-ui/client HttpAgent against the built binary's POST
 // /agui/demo (testdata/peers/agui-client.mjs says what it checks):
@@ -54,7 +27,7 @@ func TestAGUIClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and execs the binary and node")
 	}
-	script, peers := aguiClient(t)
+	script, peers := peerScript(t, "agui-client.mjs", "@ag-ui/client", "@ag-ui/core")
 	s := startServe(t, buildBinary(t), freeAddr(t), filepath.Join(t.TempDir(), "agentscope.db"))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)

@@ -7,36 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentscope-go/agentscope/event"
 )
-
-// wsCheck locates testdata/peers/ws-check.mjs and the npm peers it runs
-// with (the ws client), installing them with scripts/peers.sh when
-// missing; it fails the test, never skips, when node or the peers are
-// not there.
-func wsCheck(t *testing.T) (script, peers string) {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is required: %v", err)
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(filepath.Join(root, "scripts", "peers.sh")).Output()
-	if err != nil {
-		t.Fatalf("scripts/peers.sh: %v", err)
-	}
-	peers = strings.TrimSpace(string(out))
-	if _, err := os.Stat(filepath.Join(peers, "node_modules", "ws", "package.json")); err != nil {
-		t.Fatalf("the ws peer is not installed: %v", err)
-	}
-	return filepath.Join(root, "testdata", "peers", "ws-check.mjs"), peers
-}
 
 // The npm ws client against the built binary's GET /sessions/{id}/ws
 // with the keyless demo agent (testdata/peers/ws-check.mjs says what it
@@ -50,7 +25,7 @@ func TestServeWebSocketPeer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and execs the binary and node")
 	}
-	script, peers := wsCheck(t)
+	script, peers := peerScript(t, "ws-check.mjs", "ws")
 	s := startServe(t, buildBinary(t), freeAddr(t), filepath.Join(t.TempDir(), "agentscope.db"), "--read-timeout", "1s")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

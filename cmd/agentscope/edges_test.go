@@ -195,11 +195,14 @@ func TestServeHostCheckOffLoopback(t *testing.T) {
 // with the connection, which is closed on return.
 func trickleTo(t *testing.T, addr, path string, limit time.Duration, hdr ...string) (time.Duration, string) {
 	t.Helper()
+	// start is taken before the dial: the server's clock for the request
+	// starts once it accepts, which a loaded machine can schedule before
+	// this goroutine runs again after the dial.
+	start := time.Now()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	head := "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n"
 	for i := 0; i+1 < len(hdr); i += 2 {
 		head += hdr[i] + ": " + hdr[i+1] + "\r\n"

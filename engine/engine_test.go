@@ -29,8 +29,8 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 const user = "alice"
 
 // rig is an engine on the in-memory store, with one agent on a scripted
-// model and two tools: save_note (asks first) and wait (runs until
-// cancelled). No transport: the engine's own API only.
+// model and three tools: save_note and tag (both ask first) and wait
+// (runs until cancelled). No transport: the engine's own API only.
 type rig struct {
 	t       *testing.T
 	store   session.Store
@@ -71,6 +71,15 @@ func (r *rig) agent(m *scripted.Model, st *state.AgentState) (*agent.Agent, erro
 	if err != nil {
 		return nil, err
 	}
+	// A second tool that asks, so one batch can park on two asks.
+	tag, err := tool.Func("tag", "Tag a note.", func(ctx context.Context, in struct {
+		Text string `json:"text"`
+	}) (string, error) {
+		return "tagged: " + in.Text, nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	wait, err := tool.New("wait", "Wait until cancelled.", json.RawMessage(`{"type":"object","properties":{}}`),
 		func(ctx context.Context, _ map[string]any) iter.Seq2[tool.Chunk, error] {
 			return func(yield func(tool.Chunk, error) bool) {
@@ -82,7 +91,7 @@ func (r *rig) agent(m *scripted.Model, st *state.AgentState) (*agent.Agent, erro
 	if err != nil {
 		return nil, err
 	}
-	tk, err := tool.NewToolkit([]tool.Tool{note, wait})
+	tk, err := tool.NewToolkit([]tool.Tool{note, tag, wait})
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +199,7 @@ func TestStartFollowAndStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer feed.Close()
-	if err := r.eng.Start(ctx, k, "a1", userText("hi")); err != nil {
+	if _, err := r.eng.Start(ctx, k, "a1", userText("hi")); err != nil {
 		t.Fatal(err)
 	}
 	evs := until(t, feed, event.TypeReplyEnd)
@@ -238,7 +247,7 @@ func TestParkAndConfirm(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer feed.Close()
-	if err := r.eng.Start(ctx, k, "a1", userText("note milk")); err != nil {
+	if _, err := r.eng.Start(ctx, k, "a1", userText("note milk")); err != nil {
 		t.Fatal(err)
 	}
 	rd := newReader(feed)
@@ -249,7 +258,7 @@ func TestParkAndConfirm(t *testing.T) {
 	}
 	confirm := &event.UserConfirmResult{ReplyID: rq.ReplyID, ConfirmResults: []event.ConfirmResult{{Confirmed: true, ToolCall: rq.ToolCalls[0]}}}
 	event.Stamp(confirm, nil)
-	if err := r.eng.Start(ctx, k, "a1", engine.Confirm(confirm)); err != nil {
+	if _, err := r.eng.Start(ctx, k, "a1", engine.Confirm(confirm)); err != nil {
 		t.Fatal(err)
 	}
 	end := rd.until(t, event.TypeReplyEnd)
@@ -261,7 +270,7 @@ func TestParkAndConfirm(t *testing.T) {
 	}
 	// The same confirmation again: nothing is parked.
 	var ie *engine.InputError
-	if err := r.eng.Start(ctx, k, "a1", engine.Confirm(confirm)); !errors.As(err, &ie) {
+	if _, err := r.eng.Start(ctx, k, "a1", engine.Confirm(confirm)); !errors.As(err, &ie) {
 		t.Fatalf("a second confirmation: %v", err)
 	}
 }
@@ -277,11 +286,11 @@ func TestInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer feed.Close()
-	if err := r.eng.Start(ctx, k, "a1", userText("wait")); err != nil {
+	if _, err := r.eng.Start(ctx, k, "a1", userText("wait")); err != nil {
 		t.Fatal(err)
 	}
 	<-r.waiting
-	if err := r.eng.Start(ctx, k, "a1", userText("again")); !errors.Is(err, engine.ErrBusy) {
+	if _, err := r.eng.Start(ctx, k, "a1", userText("again")); !errors.Is(err, engine.ErrBusy) {
 		t.Fatalf("a second run while one runs: %v", err)
 	}
 	if err := r.eng.Interrupt(ctx, k); err != nil {
@@ -313,8 +322,8 @@ func TestTypedErrors(t *testing.T) {
 		kind error
 		text string
 	}{
-		"another user's session": {r.eng.Start(ctx, other, "a1", userText("hi")), engine.ErrNotFound, "Session not found"},
-		"another agent":          {r.eng.Start(ctx, k, "a2", userText("hi")), engine.ErrNotFound, "Agent not found"},
+		"another user's session": {errOf(r.eng.Start(ctx, other, "a1", userText("hi"))), engine.ErrNotFound, "Session not found"},
+		"another agent":          {errOf(r.eng.Start(ctx, k, "a2", userText("hi"))), engine.ErrNotFound, "Agent not found"},
 		"an unknown agent":       {errOf(r.eng.CreateSession(ctx, engine.NewSession{UserID: user, AgentID: "nope"})), engine.ErrNotFound, "Agent not found"},
 		"a configured agent":     {errOf(r.eng.UpdateAgent(ctx, user, "a1", engine.UserAgent{Name: "x"})), engine.ErrForbidden, "cannot be changed"},
 		"another user's delete":  {r.eng.DeleteSession(ctx, other), engine.ErrNotFound, "Session not found"},
@@ -327,7 +336,7 @@ func TestTypedErrors(t *testing.T) {
 		}
 	}
 	var ie *engine.InputError
-	if err := r.eng.Start(ctx, k, "a1", engine.Messages()); !errors.As(err, &ie) || ie.Field != "input" {
+	if _, err := r.eng.Start(ctx, k, "a1", engine.Messages()); !errors.As(err, &ie) || ie.Field != "input" {
 		t.Errorf("no messages: %v", err)
 	}
 	if _, err := engine.ParseInput(json.RawMessage(`{"type":"USER_INTERRUPT"}`)); !errors.As(err, &ie) {
@@ -353,7 +362,7 @@ func TestTypedErrors(t *testing.T) {
 	if err := r.eng.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.eng.Start(ctx, k, "a1", userText("hi")); !errors.Is(err, engine.ErrUnavailable) {
+	if _, err := r.eng.Start(ctx, k, "a1", userText("hi")); !errors.Is(err, engine.ErrUnavailable) {
 		t.Errorf("a run after shutdown: %v", err)
 	}
 	if _, err := r.eng.Follow(ctx, k, engine.Cursor{}); !errors.Is(err, engine.ErrUnavailable) {
@@ -467,7 +476,7 @@ func TestStartClosesLeftoversFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer feed.Close()
-	if err := r.eng.Start(ctx, k, "a1", userText("hi")); err != nil {
+	if _, err := r.eng.Start(ctx, k, "a1", userText("hi")); err != nil {
 		t.Fatal(err)
 	}
 	rd := newReader(feed)
@@ -504,7 +513,7 @@ func ExampleEngine() {
 	defer feed.Close()
 	for range feed.Replay(ctx) {
 	} // a new session's log is empty
-	if err := eng.Start(ctx, k, "helper", engine.Messages(message.UserText("alice", "Hello"))); err != nil {
+	if _, err := eng.Start(ctx, k, "helper", engine.Messages(message.UserText("alice", "Hello"))); err != nil {
 		panic(err)
 	}
 	for batch := range feed.Live() {
@@ -537,5 +546,119 @@ func TestConfiguredAgents(t *testing.T) {
 	all, err := r.eng.Agents(context.Background(), user)
 	if err != nil || len(all) != 2 || all[0].ID != "a1" {
 		t.Fatalf("Agents %+v %v", all, err)
+	}
+}
+
+// drain reads the feed (its replay, then live batches) until it has given
+// the event at seq, and returns every entry it gave.
+func drain(t *testing.T, f *engine.Feed, replay bool, seq int64) []engine.Entry {
+	t.Helper()
+	var out []engine.Entry
+	if replay {
+		for page, err := range f.Replay(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, page...)
+		}
+	}
+	timeout := time.After(10 * time.Second)
+	for f.Last() < seq {
+		select {
+		case batch, ok := <-f.Live():
+			if !ok {
+				t.Fatalf("the feed ended at %d, before %d", f.Last(), seq)
+			}
+			out = append(out, f.Take(batch)...)
+		case <-timeout:
+			t.Fatalf("the feed is at %d after 10s, not at %d", f.Last(), seq)
+		}
+	}
+	return out
+}
+
+// Start's Run tells a follower opened before it which events are the
+// run's (another run may come in between) and when the run is over:
+// its last event, a park of several calls included, and whether the
+// feed has everything (Settled).
+func TestRunHandle(t *testing.T) {
+	twoNotes := scripted.Stream(scripted.ToolCall("c1", "save_note", `{"text":"milk"}`), scripted.ToolCall("c2", "tag", `{"text":"eggs"}`))
+	r := newRig(t, []scripted.Turn{textTurn, twoNotes, waitTurn}, nil)
+	ctx := context.Background()
+	k := r.session()
+	feed, err := r.eng.Follow(ctx, k, engine.Cursor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer feed.Close()
+	// Another client's run, between this follower's subscription and its
+	// own Start.
+	other, err := r.eng.Start(ctx, k, "a1", userText("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-other.Done()
+	mine, err := r.eng.Start(ctx, k, "a1", userText("note milk and eggs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.FirstSeq() != 1 || mine.FirstSeq() != other.LastSeq()+1 {
+		t.Fatalf("the other run's events %d–%d, mine from %d", other.FirstSeq(), other.LastSeq(), mine.FirstSeq())
+	}
+	<-mine.Done()
+	last, err := r.store.LastSeq(ctx, k)
+	if err != nil || mine.LastSeq() != last {
+		t.Fatalf("my run's last event %d, the log's %d (%v)", mine.LastSeq(), last, err)
+	}
+	var asked []string
+	deny := &event.UserConfirmResult{ReplyID: mine.ReplyID()}
+	for _, e := range drain(t, feed, true, mine.LastSeq()) {
+		ev, err := event.Decode(e.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev := ev.(type) {
+		case *event.ReplyStart:
+			if ours := e.Seq >= mine.FirstSeq(); ours != (ev.ReplyID == mine.ReplyID()) {
+				t.Errorf("REPLY_START %s at %d: mine from %d are %s", ev.ReplyID, e.Seq, mine.FirstSeq(), mine.ReplyID())
+			}
+		case *event.RequireUserConfirm:
+			for _, c := range ev.ToolCalls {
+				asked = append(asked, c.ID)
+				deny.ConfirmResults = append(deny.ConfirmResults, event.ConfirmResult{Confirmed: false, ToolCall: c})
+			}
+			if e.Seq > mine.LastSeq() || e.Seq < mine.FirstSeq() {
+				t.Errorf("a park at %d, outside my run's %d–%d", e.Seq, mine.FirstSeq(), mine.LastSeq())
+			}
+		}
+	}
+	if len(asked) != 2 {
+		t.Fatalf("the park asked about %v, want both calls", asked)
+	}
+	if ok, err := feed.Settled(ctx); err != nil || !ok {
+		t.Fatalf("settled after the whole park: %v %v", ok, err)
+	}
+
+	// Denied both, the reply goes on to the wait tool: while it runs,
+	// nothing is settled.
+	event.Stamp(deny, nil)
+	resumed, err := r.eng.Start(ctx, k, "a1", engine.Confirm(deny))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resumed.ReplyID() != mine.ReplyID() || resumed.FirstSeq() != mine.LastSeq()+1 {
+		t.Fatalf("the resume: reply %s from %d, want %s from %d", resumed.ReplyID(), resumed.FirstSeq(), mine.ReplyID(), mine.LastSeq()+1)
+	}
+	<-r.waiting
+	if ok, err := feed.Settled(ctx); err != nil || ok {
+		t.Fatalf("settled while the wait tool runs: %v %v", ok, err)
+	}
+	if err := r.eng.Interrupt(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	<-resumed.Done()
+	drain(t, feed, false, resumed.LastSeq())
+	if ok, err := feed.Settled(ctx); err != nil || !ok {
+		t.Fatalf("settled after the interrupted reply: %v %v", ok, err)
 	}
 }

@@ -162,6 +162,23 @@ func (f *Feed) Take(batch []Entry) []Entry {
 	return batch[i:]
 }
 
+// Settled reports whether no run holds the session, here or in another
+// process, and the feed has given every event of the log. A follower that
+// saw a park learns by it that the park is complete: a concurrent batch
+// parks once per call, and the last of those events is logged with the
+// run's end.
+func (f *Feed) Settled(ctx context.Context) (bool, error) {
+	running, err := f.e.running(ctx, f.key)
+	if err != nil || running {
+		return false, storeErr(err)
+	}
+	last, err := f.e.store.LastSeq(ctx, f.key)
+	if err != nil {
+		return false, storeErr(err)
+	}
+	return f.last >= last, nil
+}
+
 // Close ends the feed.
 func (f *Feed) Close() { f.e.hub.unsubscribe(f.key, f.sub) }
 

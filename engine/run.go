@@ -35,6 +35,10 @@ type run struct {
 	started chan error
 	// firstSeq is the sequence of the run's first event (0 until known).
 	firstSeq atomic.Int64
+	// lastSeq is the sequence of the last event the run logged so far.
+	lastSeq atomic.Int64
+	// replyID is the reply the run writes, set before started gets nil.
+	replyID string
 	// closing is set once the agent has finished: the run only stores
 	// the reply and state, frees the lease and logs its last events.
 	closing atomic.Bool
@@ -71,17 +75,17 @@ type run struct {
 // the rescue closes them (closeLeftovers, ending with the one finish
 // every run ends with, which frees the lease), and BeginRun is tried
 // again, now with nothing pending.
-func (e *Engine) startRun(key session.Key, spec *Agent, in Input) error {
+func (e *Engine) startRun(key session.Key, spec *Agent, in Input) (*run, error) {
 	ctx := e.base
 	r := &run{e: e, key: key, spec: spec, in: in, done: make(chan struct{}), started: make(chan error, 1), renewEnd: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	if err := e.register(r); err != nil {
 		r.cancel()
-		return err
+		return nil, err
 	}
-	fail := func(err error) error {
+	fail := func(err error) (*run, error) {
 		e.unregister(r)
-		return err
+		return nil, err
 	}
 	begin := session.RunBegin{Owner: e.cfg.Owner, TTL: e.cfg.LeaseTTL, Input: in.marshal()}
 	var rs session.Run
@@ -122,7 +126,10 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input) error {
 	r.rest = statusOf(r.st, spec.Name)
 	go r.renew()
 	go r.exec()
-	return <-r.started
+	if err := <-r.started; err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // register makes r the session's run in this process: it waits for a
@@ -280,6 +287,11 @@ func (r *run) exec() {
 				return
 			}
 			first = false
+			if rs, ok := ev.(*event.ReplyStart); ok {
+				r.replyID = rs.ReplyID
+			} else {
+				r.replyID = replyID
+			}
 			r.started <- nil
 			if !isTerminal(ev) {
 				if e, ok := ev.(*event.ReplyStart); ok {
@@ -371,6 +383,7 @@ func (r *run) begin(ctx context.Context, first event.Event, w *writer) error {
 	}
 	if len(js) > 0 {
 		r.firstSeq.CompareAndSwap(0, seq)
+		r.lastSeq.Store(seq + int64(len(js)) - 1)
 		r.e.hub.publish(r.key, newBatch(seq, js))
 		// The subscribers just woken get the CPU before the agent goes on:
 		// with a fast model this goroutine would otherwise run the whole
@@ -426,7 +439,13 @@ func (r *run) finish(ctx context.Context, ag *agent.Agent, ran bool, held []json
 	// Stored: a stream opened from now on starts after the run (set
 	// before the last events are published, or a stream opened right
 	// after them would replay the finished run).
-	end.stored = func() { r.over.Store(true) }
+	end.stored = func(first, last int64) {
+		if last > 0 {
+			r.firstSeq.CompareAndSwap(0, first)
+			r.lastSeq.Store(last)
+		}
+		r.over.Store(true)
+	}
 	r.e.finishRun(ctx, r.key, r.lease, end)
 }
 
@@ -441,8 +460,9 @@ type runEnd struct {
 	// leaves).
 	status session.Status
 	// stored, when set, is called once the end is stored (or given up
-	// on), before its events are published.
-	stored func()
+	// on), before its events are published, with the sequences of the
+	// first and last of them (0, 0: none, or the end is not stored).
+	stored func(first, last int64)
 }
 
 // finishTries bounds the attempts at a run's end; finishBackoff is the
@@ -482,8 +502,12 @@ func (e *Engine) finishRun(ctx context.Context, key session.Key, lease session.L
 		e.log.Warn("engine: store the run's end (trying again)", "session", key.SessionID, "err", err)
 		time.Sleep(finishBackoff << attempt)
 	}
+	var first, last int64
+	if err == nil && len(end.events) > 0 {
+		first, last = written.First, written.First+int64(len(end.events))-1
+	}
 	if end.stored != nil {
-		end.stored()
+		end.stored(first, last)
 	}
 	if err != nil {
 		e.log.Error("engine: the run's end is not stored: the rescue closes the run", "session", key.SessionID, "err", err)
@@ -618,6 +642,7 @@ func (r *run) log(ctx context.Context, batch []json.RawMessage) bool {
 		return false
 	}
 	r.firstSeq.CompareAndSwap(0, seq)
+	r.lastSeq.Store(seq + int64(len(batch)) - 1)
 	r.e.hub.publish(r.key, newBatch(seq, batch))
 	return true
 }

@@ -158,23 +158,53 @@ func (e *Engine) Messages(ctx context.Context, k session.Key, q session.MessageQ
 // resume with nothing parked, an unknown tool-call id), ErrBusy while
 // another run holds the session, ErrUnavailable during shutdown,
 // ErrInterrupted when the run was cancelled before it began.
-func (e *Engine) Start(ctx context.Context, k session.Key, agentID string, in Input) error {
+//
+// The Run tells a transport which of a session's events are this run's
+// and when the run is over, so it can end a reply's stream when the run
+// ends even where no event says so.
+func (e *Engine) Start(ctx context.Context, k session.Key, agentID string, in Input) (*Run, error) {
 	if err := in.check(); err != nil {
-		return err
+		return nil, err
 	}
 	rec, err := e.Session(ctx, k)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if rec.AgentID != agentID {
-		return errAgentNotFound
+		return nil, errAgentNotFound
 	}
 	spec, err := e.lookupAgent(ctx, k.UserID, agentID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return e.startErr(e.startRun(k, withSessionMode(spec, rec), in))
+	r, err := e.startRun(k, withSessionMode(spec, rec), in)
+	if err != nil {
+		return nil, e.startErr(err)
+	}
+	return &Run{r: r}, nil
 }
+
+// Run is a run that Start started, as a transport that follows it sees
+// it: its events in the session's log are those from FirstSeq to LastSeq,
+// and Done says when there are no more. A follower opened before Start
+// (engine.Cursor{}) may also see another run's events before FirstSeq.
+type Run struct{ r *run }
+
+// ReplyID is the reply the run writes: a new one for messages, the parked
+// one for a resume or an interrupt.
+func (h *Run) ReplyID() string { return h.r.replyID }
+
+// FirstSeq is the sequence of the run's first event in the log. It is 0
+// only for a run that logs no event at all.
+func (h *Run) FirstSeq() int64 { return h.r.firstSeq.Load() }
+
+// Done is closed once the run is over: its end is stored and its last
+// events are published, so every follower has them queued.
+func (h *Run) Done() <-chan struct{} { return h.r.done }
+
+// LastSeq, once Done is closed, is the sequence of the run's last event
+// in the log (0: it logged none).
+func (h *Run) LastSeq() int64 { return h.r.lastSeq.Load() }
 
 // strictness orders the permission modes from the one that lets the
 // agent do least.
@@ -258,7 +288,7 @@ func (e *Engine) Interrupt(ctx context.Context, k session.Key) error {
 	if err != nil {
 		return err
 	}
-	if err := e.startRun(k, spec, Input{kind: inputInterrupt}); err != nil && !errors.Is(err, ErrBusy) {
+	if _, err := e.startRun(k, spec, Input{kind: inputInterrupt}); err != nil && !errors.Is(err, ErrBusy) {
 		return e.startErr(err)
 	}
 	return nil

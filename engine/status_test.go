@@ -72,7 +72,7 @@ func TestStatusOfARowFromBeforeTheColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer feed.Close()
-	if err := r.eng.Start(ctx, k, "a1", userText("note milk")); err != nil {
+	if _, err := r.eng.Start(ctx, k, "a1", userText("note milk")); err != nil {
 		t.Fatal(err)
 	}
 	newReader(feed).until(t, event.TypeRequireUserConfirm)

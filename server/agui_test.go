@@ -271,6 +271,10 @@ func TestAGUIStreamedText(t *testing.T) {
 	if len(msgs) != 2 || msgs[0].ID != "m1" || msgs[0].Role != event.RoleUser || msgs[1].FinishedReason != event.ReplyCompleted {
 		t.Fatalf("transcript %v", msgs)
 	}
+	// runId is the client's; the reply's id is in RUN_STARTED's metadata.
+	if md, _ := r.events[0]["metadata"].(map[string]any); md["replyId"] != msgs[1].ID {
+		t.Fatalf("RUN_STARTED %v, the reply %s", r.events[0], msgs[1].ID)
+	}
 	if got := e.agentOf("thread-1"); got != "a1" {
 		t.Fatalf("the thread is a session of %q", got)
 	}
@@ -325,6 +329,9 @@ func TestAGUIConfirmApprove(t *testing.T) {
 		map[string]any{"interruptId": "confirm:c1", "status": "resolved", "payload": map[string]any{"approved": true}}), user)
 	if r.code != 200 || r.outcome() != "success" {
 		t.Fatalf("resume: %d %s", r.code, r.body)
+	}
+	if md, _ := r.events[0]["metadata"].(map[string]any); md["replyId"] != ins[0]["metadata"].(map[string]any)["replyId"] {
+		t.Fatalf("the resume's RUN_STARTED %v: not the parked reply's (%v)", r.events[0], ins[0]["metadata"])
 	}
 	res := r.find("TOOL_CALL_RESULT")
 	if res == nil || res.str("toolCallId") != "c1" || res.str("content") != "saved: milk" || res.str("messageId") != "c1-result" {

@@ -15,10 +15,6 @@ import (
 	"github.com/agentscope-go/agentscope/session"
 )
 
-// settlePoll is how often a run delivering a resume in parts checks
-// whether the part it delivered has been answered.
-const settlePoll = 20 * time.Millisecond
-
 // interruptWait bounds how long a run whose AG-UI client left is given to
 // take its interrupt; the interrupt itself does not wait for the run.
 const interruptWait = 10 * time.Second
@@ -139,21 +135,23 @@ func (s *Server) aguiRun(w http.ResponseWriter, r *http.Request, user string) {
 			return
 		}
 	}
-	// Subscribed before the run starts, from the log's end, so the run's
-	// first event is the feed's first (as the A2A transport does).
+	// Subscribed before the run starts, from the log's end, so none of the
+	// run's events is missed; the Run tells them from another client's
+	// that may come in between.
 	feed, err := s.eng.Follow(ctx, k, engine.Cursor{})
 	if err != nil {
 		s.abandon(k, created)
 		s.fail(w, err)
 		return
 	}
-	if err := s.eng.Start(ctx, k, aid, firstIn); err != nil {
+	cur, err := s.eng.Start(ctx, k, aid, firstIn)
+	if err != nil {
 		feed.Close()
 		s.abandon(k, created)
 		s.fail(w, err)
 		return
 	}
-	st := &aguiStream{s: s, k: k, agentID: aid, run: agui.NewRun(in.ThreadID, in.RunID), more: more}
+	st := &aguiStream{s: s, k: k, agentID: aid, run: agui.NewRun(in.ThreadID, in.RunID), more: more, cur: cur}
 	st.serve(w, r, feed)
 }
 
@@ -345,9 +343,13 @@ type aguiStream struct {
 	run     *agui.Run
 	more    []resumeInput
 
-	// parked is set once a park event of the run came: the run ends once
-	// the park is complete (the run that parked is over and every event
-	// it logged given).
+	// cur is the engine's run this request follows now: the first input's,
+	// then each of more's in turn. curDone is set once it is over.
+	cur     *engine.Run
+	curDone bool
+
+	// parked is set once a park event of the run came: a client that
+	// leaves then leaves the park standing.
 	parked bool
 	// over is set once the reply's run is over for this request: its
 	// REPLY_END given, or its park complete.
@@ -357,7 +359,10 @@ type aguiStream struct {
 }
 
 // serve streams the run from feed (subscribed before the run started)
-// until it ends, and closes feed.
+// until it ends, and closes feed. The engine's runs say when each is over
+// (their Done), so a run that answers part of a park and ends with nothing
+// to announce still ends this request's run, or hands over to the next
+// input, at once.
 func (st *aguiStream) serve(w http.ResponseWriter, r *http.Request, feed *engine.Feed) {
 	s := st.s
 	ctx := r.Context()
@@ -404,25 +409,23 @@ func (st *aguiStream) serve(w http.ResponseWriter, r *http.Request, feed *engine
 		}
 	}
 
-	st.buf = st.run.Start(st.buf)
+	st.buf = st.run.Start(st.buf, st.cur.ReplyID())
 	if !send() {
 		left()
 		return
 	}
 	hb := time.NewTimer(s.cfg.Heartbeat)
 	defer hb.Stop()
-	// poll ticks only while a resume has inputs left to deliver: the run
-	// that answers the first part of a park may end without an event.
-	poll := time.NewTicker(settlePoll)
-	defer poll.Stop()
-	pollOn := func() {
-		if len(st.more) > 0 && !st.run.Done() {
-			poll.Reset(settlePoll)
-		} else {
-			poll.Stop()
+	// step settles what the last events or the run's end leave, and sends
+	// it: false when the stream is over.
+	step := func() bool {
+		st.settle(ctx, feed.Last())
+		if !send() {
+			left()
+			return false
 		}
+		return !st.run.Done()
 	}
-	pollOn()
 	for {
 		for page, err := range feed.Replay(ctx) {
 			if err != nil {
@@ -431,57 +434,42 @@ func (st *aguiStream) serve(w http.ResponseWriter, r *http.Request, feed *engine
 				send()
 				return
 			}
-			st.each(ctx, page)
-			if !send() {
-				left()
+			st.each(page)
+			if !step() {
 				return
 			}
-			if st.run.Done() {
-				return
-			}
+		}
+		if !step() {
+			return
 		}
 		live := feed.Live()
 	follow:
 		for {
+			var done <-chan struct{}
+			if !st.curDone {
+				done = st.cur.Done()
+			}
 			select {
 			case batch, ok := <-live:
 				if !ok {
 					break follow
 				}
-				st.each(ctx, feed.Take(batch))
-				if !send() {
-					left()
-					return
-				}
-				if st.run.Done() {
-					return
-				}
-				pollOn()
+				st.each(feed.Take(batch))
 				hb.Reset(s.cfg.Heartbeat)
-			case <-poll.C:
-				st.settle(ctx, feed.Last())
-				if !send() {
-					left()
-					return
-				}
-				if st.run.Done() {
-					return
-				}
-				pollOn()
+			case <-done:
+				st.curDone = true
 			case <-hb.C:
-				// Also a safety net: a run that ended in a way no event
-				// of this request announced still ends this run.
-				st.settle(ctx, feed.Last())
-				if !send() || !write([]byte(":\n\n")) {
+				if !write([]byte(":\n\n")) {
 					left()
 					return
 				}
-				if st.run.Done() {
-					return
-				}
 				hb.Reset(s.cfg.Heartbeat)
+				continue
 			case <-ctx.Done():
 				left()
+				return
+			}
+			if !step() {
 				return
 			}
 		}
@@ -500,12 +488,29 @@ func (st *aguiStream) serve(w http.ResponseWriter, r *http.Request, feed *engine
 	}
 }
 
-// each translates a batch of the session's events into st.buf, and ends
-// the run when the park is complete.
-func (st *aguiStream) each(ctx context.Context, entries []engine.Entry) {
+// ours tells the events of the run this request follows from another
+// client's: those from its first event on, up to its last once it is over.
+func (st *aguiStream) ours(seq int64) bool {
+	first := st.cur.FirstSeq()
+	if first == 0 || seq < first {
+		return false
+	}
+	select {
+	case <-st.cur.Done():
+		return seq <= st.cur.LastSeq()
+	default:
+		return true
+	}
+}
+
+// each translates the run's events of a batch into st.buf.
+func (st *aguiStream) each(entries []engine.Entry) {
 	for _, e := range entries {
 		if st.run.Done() {
 			return
+		}
+		if !st.ours(e.Seq) {
+			continue
 		}
 		ev, err := event.Decode(e.JSON)
 		if err != nil {
@@ -513,13 +518,6 @@ func (st *aguiStream) each(ctx context.Context, entries []engine.Entry) {
 			continue
 		}
 		switch ev.(type) {
-		case *event.UserConfirmResult, *event.ExternalExecutionResult, *event.UserInterrupt:
-			if st.parked {
-				// A run of another request answers the park: this run
-				// ended with it.
-				st.buf = st.run.Finish(st.buf)
-				return
-			}
 		case *event.ReplyEnd:
 			st.over = true
 		case *event.RequireUserConfirm, *event.RequireExternalExecution:
@@ -532,55 +530,30 @@ func (st *aguiStream) each(ctx context.Context, entries []engine.Entry) {
 		}
 		st.buf = st.run.Append(st.buf, ev)
 	}
-	if st.parked && len(entries) > 0 {
-		st.settle(ctx, entries[len(entries)-1].Seq)
-	}
 }
 
-// settle ends the run, or delivers the resume's next input, once the
-// reply's run is over without a REPLY_END (a park) and every event it
-// logged is given (last is the feed's). It is called after a batch that
-// follows a park event, and on timer ticks: a run that answers part of a
-// park may end with nothing to announce (the calls left were announced in
-// the earlier park), so no batch comes to say it.
+// settle acts once the engine's run is over and the feed has given its
+// last event (last is the feed's): the resume's next input starts, or,
+// with none left, the run ends (a park: RUN_FINISHED with its
+// interrupts). A run that ended with REPLY_END has ended this one already.
 func (st *aguiStream) settle(ctx context.Context, last int64) {
-	if st.run.Done() {
+	if st.run.Done() || !st.curDone || last < st.cur.LastSeq() {
 		return
 	}
-	over, err := st.runOver(ctx, last)
-	switch {
-	case err != nil:
-		st.fail(ctx, err)
-	case !over:
-	case len(st.more) > 0:
-		st.over = true
-		next := st.more[0]
-		st.more = st.more[1:]
-		if err := st.s.eng.Start(ctx, st.k, st.agentID, next.in); err != nil {
-			st.fail(ctx, err)
-			return
-		}
-		st.parked, st.over = false, false
-	default:
+	if len(st.more) == 0 {
 		st.over = true
 		st.buf = st.run.Finish(st.buf)
+		return
 	}
-}
-
-// runOver reports whether the session's run is over and every event of
-// the log up to its end given (last): a park may be several events (one
-// per call), logged with the run's end in its last transaction, after the
-// lease is freed.
-func (st *aguiStream) runOver(ctx context.Context, last int64) (bool, error) {
-	status, err := st.s.eng.Status(ctx, st.k)
-	if err != nil || status == session.StatusRunning {
-		return false, err
-	}
-	end, err := st.s.eng.Store().LastSeq(ctx, st.k)
+	next := st.more[0]
+	st.more = st.more[1:]
+	cur, err := st.s.eng.Start(ctx, st.k, st.agentID, next.in)
 	if err != nil {
-		return false, err
+		st.over = true
+		st.fail(ctx, err)
+		return
 	}
-	return last >= end, nil
+	st.cur, st.curDone, st.parked = cur, false, false
 }
 
 // answers reports whether the inputs answer every call of the park event.

@@ -259,7 +259,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, user string) {
 		s.fail(w, err)
 		return
 	}
-	if err := s.eng.Start(r.Context(), session.Key{UserID: user, SessionID: sid}, agentID, in); err != nil {
+	if _, err := s.eng.Start(r.Context(), session.Key{UserID: user, SessionID: sid}, agentID, in); err != nil {
 		s.fail(w, err)
 		return
 	}

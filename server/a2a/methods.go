@@ -122,10 +122,9 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 		echo.ContextID = k.SessionID
 		history = []Message{echo}
 		in = engine.Messages(m)
-		// Subscribed before the run starts, from the log's end, so the
-		// run's first event is the feed's first. (A run another client
-		// starts and ends between this and Start would come first; Start
-		// then refuses ours as busy only if it is still running.)
+		// Subscribed before the run starts, from the log's end, so none
+		// of the run's events is missed; the engine's Run tells them from
+		// those of another client's run that may come in between.
 		feed, err = h.eng.Follow(ctx, k, engine.Cursor{})
 	}
 	if err != nil {
@@ -133,7 +132,8 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 		h.fail(c.w, c.id, err)
 		return
 	}
-	if err := h.eng.Start(ctx, k, c.agentID, in); err != nil {
+	run, err := h.eng.Start(ctx, k, c.agentID, in)
+	if err != nil {
 		feed.Close()
 		h.abandon(k, created)
 		h.fail(c.w, c.id, err)
@@ -162,14 +162,18 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 			return
 		}
 	}
-	err = h.watch(ctx, k, feed, func(e engine.Entry) (bool, error) {
+	parked := func() bool { return t != nil && t.park != nil }
+	err = h.watch(ctx, k, feed, run, parked, func(e engine.Entry) (bool, error) {
+		if e.Seq < run.FirstSeq() {
+			return false, nil // another client's run, before ours
+		}
 		if t == nil {
 			ev, err := event.Decode(e.JSON)
 			if err != nil {
 				return false, nil
 			}
 			rs, ok := ev.(*event.ReplyStart)
-			if !ok {
+			if !ok || rs.ReplyID != run.ReplyID() {
 				return false, nil
 			}
 			t = newTracker(k, e.Seq, rs)
@@ -184,7 +188,7 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 				return true, err
 			}
 		}
-		return t.stopped() || (immediate && out == nil), nil
+		return t.end != nil || t.lost || (immediate && out == nil), nil
 	}, func() error {
 		if out != nil {
 			return out.beat()
@@ -264,7 +268,7 @@ func (h *Handler) cancelTask(c *call) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, cancelWait)
 	defer cancel()
-	err = h.watch(wctx, t.key, feed, func(e engine.Entry) (bool, error) {
+	err = h.watch(wctx, t.key, feed, nil, nil, func(e engine.Entry) (bool, error) {
 		t.apply(e, false)
 		return t.end != nil || t.lost, nil
 	}, nil)
@@ -303,12 +307,15 @@ func (h *Handler) subscribe(c *call) {
 		feed.Close()
 		return
 	}
-	parked := t.park
-	err = h.watch(ctx, t.key, feed, func(e engine.Entry) (bool, error) {
+	// A task subscribed to while it waits follows the answer's run to its
+	// next park or end.
+	was := t.park
+	parked := func() bool { return t.park != nil && t.park != was }
+	err = h.watch(ctx, t.key, feed, nil, parked, func(e engine.Entry) (bool, error) {
 		if err := out.send(t.apply(e, true)...); err != nil {
 			return true, err
 		}
-		return t.end != nil || t.lost || (t.park != nil && t.park != parked), nil
+		return t.end != nil || t.lost, nil
 	}, out.beat)
 	if err != nil && ctx.Err() == nil && !t.stopped() {
 		out.fail(&Error{Code: CodeInternalError, Message: "the stream ended before the task stopped: " + err.Error()})

@@ -520,7 +520,14 @@ func (h *Handler) history(ctx context.Context, t *tracker) []Message {
 // cut for falling behind is opened again after its last event, so
 // nothing is lost; beat, when set, runs after each Heartbeat of silence.
 // watch closes the feed.
-func (h *Handler) watch(ctx context.Context, k session.Key, feed *engine.Feed, fn func(engine.Entry) (stop bool, err error), beat func() error) error {
+//
+// A task that parks (parked, when set, says so) stops once its park is
+// complete: the run that parked is over and every event it logged given,
+// since a concurrent batch parks once per call, the last ask logged with
+// the run's end. run is the engine's run this request started, whose end
+// says so at once; without one (a task followed from elsewhere) the feed
+// asks the store once per batch after the park.
+func (h *Handler) watch(ctx context.Context, k session.Key, feed *engine.Feed, run *engine.Run, parked func() bool, fn func(engine.Entry) (stop bool, err error), beat func() error) error {
 	defer func() {
 		if feed != nil {
 			feed.Close()
@@ -534,6 +541,17 @@ func (h *Handler) watch(ctx context.Context, k session.Key, feed *engine.Feed, f
 		}
 		return false, nil
 	}
+	runDone := false
+	// settled reports whether a park is complete.
+	settled := func() (bool, error) {
+		switch {
+		case parked == nil || !parked():
+			return false, nil
+		case run != nil:
+			return runDone && feed.Last() >= run.LastSeq(), nil
+		}
+		return feed.Settled(ctx)
+	}
 	hb := time.NewTimer(h.cfg.Heartbeat)
 	defer hb.Stop()
 	for {
@@ -545,9 +563,16 @@ func (h *Handler) watch(ctx context.Context, k session.Key, feed *engine.Feed, f
 				return err
 			}
 		}
+		if ok, err := settled(); ok || err != nil {
+			return err
+		}
 		live := feed.Live()
 	follow:
 		for {
+			var done <-chan struct{}
+			if run != nil && !runDone {
+				done = run.Done()
+			}
 			select {
 			case batch, ok := <-live:
 				if !ok {
@@ -557,6 +582,8 @@ func (h *Handler) watch(ctx context.Context, k session.Key, feed *engine.Feed, f
 					return err
 				}
 				hb.Reset(h.cfg.Heartbeat)
+			case <-done:
+				runDone = true
 			case <-hb.C:
 				if beat != nil {
 					if err := beat(); err != nil {
@@ -564,8 +591,12 @@ func (h *Handler) watch(ctx context.Context, k session.Key, feed *engine.Feed, f
 					}
 				}
 				hb.Reset(h.cfg.Heartbeat)
+				continue
 			case <-ctx.Done():
 				return ctx.Err()
+			}
+			if ok, err := settled(); ok || err != nil {
+				return err
 			}
 		}
 		last := feed.Last()

@@ -1,7 +1,6 @@
 package a2a_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/agentscope-go/agentscope/model/scripted"
 	"github.com/agentscope-go/agentscope/server/a2a"
-	"github.com/agentscope-go/agentscope/session"
 )
 
 func TestSendMessageCompletes(t *testing.T) {
@@ -286,36 +284,37 @@ func TestDataAnswers(t *testing.T) {
 
 // A concurrent batch asks once per call (of another tool: a second call
 // of the same tool waits behind the first's suggested rule): the task
-// waits on every call it asked about, and one "yes" confirms them all.
+// waits on every call it asked about — SendMessage answers, and the
+// stream ends, only once the whole park is in — and one "yes" confirms
+// them all.
 func TestInputRequiredForEveryCallOfABatch(t *testing.T) {
-	e := newEnv(t, []scripted.Turn{
-		scripted.Stream(scripted.ToolCall("c1", "save_note", `{"text":"a"}`), scripted.ToolCall("c2", "tag", `{"text":"b"}`)),
-		scripted.Stream(scripted.Text("Both saved.")),
-	}, "")
+	batch := scripted.Stream(scripted.ToolCall("c1", "save_note", `{"text":"a"}`), scripted.ToolCall("c2", "tag", `{"text":"b"}`))
+	e := newEnv(t, []scripted.Turn{batch, scripted.Stream(scripted.Text("Both saved.")), batch}, "")
+	waitsOnBoth := func(how string, st a2a.TaskStatus) {
+		t.Helper()
+		if st.State != a2a.TaskStateInputRequired || st.Message == nil || len(st.Message.Parts) != 2 {
+			t.Fatalf("%s: %s", how, dump(st))
+		}
+		if data := string(st.Message.Parts[1].Data); !strings.Contains(data, `"toolCallId":"c1"`) || !strings.Contains(data, `"toolCallId":"c2"`) {
+			t.Fatalf("%s: the task waits on %s, want c1 and c2", how, data)
+		}
+	}
 	task := e.call("SendMessage", a2a.SendMessageRequest{Message: userMessage("m1", text("save two notes"))}).task(t)
-	// The reply is parked once its run has ended with both asks stored.
-	for {
-		st, err := e.srv.Engine().Status(context.Background(), sessionKey(task.ContextID))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st == session.StatusAwaitingPermission {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	got := e.call("GetTask", a2a.GetTaskRequest{ID: task.ID}).task(t)
-	if got.Status.State != a2a.TaskStateInputRequired || got.Status.Message == nil || len(got.Status.Message.Parts) != 2 {
-		t.Fatalf("GetTask of the parked batch: %s", dump(got))
-	}
-	data := string(got.Status.Message.Parts[1].Data)
-	if !strings.Contains(data, `"toolCallId":"c1"`) || !strings.Contains(data, `"toolCallId":"c2"`) {
-		t.Fatalf("the task waits on %s, want c1 and c2", data)
-	}
+	waitsOnBoth("SendMessage", task.Status)
+	waitsOnBoth("GetTask", e.call("GetTask", a2a.GetTaskRequest{ID: task.ID}).task(t).Status)
 	yes := userMessage("m2", text("yes"))
 	yes.TaskID, yes.ContextID = task.ID, task.ContextID
 	done := e.call("SendMessage", a2a.SendMessageRequest{Message: yes}).task(t)
 	if done.Status.State != a2a.TaskStateCompleted || e.notes.Load() != 2 {
 		t.Fatalf("after one yes: %s, notes %d", dump(done), e.notes.Load())
 	}
+	// Streamed, the last update is the whole park.
+	again := userMessage("m3", text("save two more"))
+	again.ContextID = task.ContextID
+	evs := drain(t, e.streamCall("SendStreamingMessage", a2a.SendMessageRequest{Message: again}))
+	last := evs[len(evs)-1]
+	if last.StatusUpdate == nil {
+		t.Fatalf("the stream ended on %s", dump(last))
+	}
+	waitsOnBoth("SendStreamingMessage", last.StatusUpdate.Status)
 }

@@ -81,11 +81,21 @@ func NewRun(threadID, runID string) *Run { return &Run{threadID: threadID, runID
 func (r *Run) Done() bool { return r.done }
 
 // Start appends RUN_STARTED, unless it is written already, so a transport
-// can answer before the reply's first event arrives. Append and Finish
-// start the run themselves.
-func (r *Run) Start(dst []byte) []byte { return r.start(dst, nil) }
+// can answer before the reply's first event arrives. replyID, when not
+// "", is the reply the run writes: RUN_STARTED carries it in its
+// metadata ({"replyId": …}), since runId is the client's. Append and
+// Finish start the run themselves, without metadata, as the reference's
+// stream conversion does.
+func (r *Run) Start(dst []byte, replyID string) []byte {
+	if replyID != "" && r.replyID == "" {
+		r.replyID = replyID
+	}
+	return r.startWith(dst, nil, replyID)
+}
 
-func (r *Run) start(dst []byte, e event.Event) []byte {
+func (r *Run) start(dst []byte, e event.Event) []byte { return r.startWith(dst, e, "") }
+
+func (r *Run) startWith(dst []byte, e event.Event, replyID string) []byte {
 	if r.started {
 		return dst
 	}
@@ -106,6 +116,10 @@ func (r *Run) start(dst []byte, e event.Event) []byte {
 	dst = head(dst, "RUN_STARTED")
 	dst = str(dst, "threadId", r.threadID)
 	dst = str(dst, "runId", r.runID)
+	if replyID != "" {
+		dst = append(dst, `,"metadata":{"replyId":`...)
+		dst = append(wire.AppendString(dst, replyID), '}')
+	}
 	return end(dst)
 }
 

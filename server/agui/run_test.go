@@ -307,11 +307,19 @@ func TestRunContinuation(t *testing.T) {
 	if string(out) != `{"type":"RUN_STARTED","threadId":"s","runId":"r"}`+"\n" {
 		t.Errorf("%s", out)
 	}
-	// Start answers before any event, once.
+	// Start answers before any event, once, with the reply id it is given
+	// in the metadata.
 	r = agui.NewRun("t", "u")
-	out = r.Start(nil)
+	out = r.Start(nil, "")
 	out = r.Append(out, &event.ReplyStart{SessionID: "s", ReplyID: "r"})
 	if string(out) != `{"type":"RUN_STARTED","threadId":"t","runId":"u"}`+"\n" {
+		t.Errorf("%s", out)
+	}
+	r = agui.NewRun("t", "u")
+	out = r.Start(nil, "r")
+	out = r.Start(out, "r")
+	out = r.Append(out, &event.ReplyStart{SessionID: "s", ReplyID: "r"})
+	if string(out) != `{"type":"RUN_STARTED","threadId":"t","runId":"u","metadata":{"replyId":"r"}}`+"\n" {
 		t.Errorf("%s", out)
 	}
 }

@@ -60,6 +60,13 @@ type Config struct {
 	// every follower of a session, so the slowest pins at most this much
 	// (or one batch) per session, not this much per follower.
 	SubscriberBufferBytes int64
+	// StateCacheBytes bounds the decoded states the engine keeps of the
+	// sessions its runs ended (0: DefaultStateCacheBytes; negative: none),
+	// counted by their stored JSON. A kept state is checked against the
+	// store's version at each run's start, so it is never stale, and only
+	// states of at least 16 KiB are kept: it is what makes a long
+	// session's next run start as fast as a short one's.
+	StateCacheBytes int64
 	// Logger receives the engine's errors and warnings (nil: slog.Default()).
 	Logger *slog.Logger
 }
@@ -116,6 +123,7 @@ type Engine struct {
 	order  []*Agent
 	log    *slog.Logger
 	hub    *hub
+	hot    *hotStates
 
 	// metrics are what WriteMetrics reports (metrics.go).
 	metrics *metrics
@@ -182,6 +190,10 @@ func New(cfg Config) (*Engine, error) {
 	if e.log == nil {
 		e.log = slog.Default()
 	}
+	if e.cfg.StateCacheBytes == 0 {
+		e.cfg.StateCacheBytes = DefaultStateCacheBytes
+	}
+	e.hot = newHotStates(e.cfg.StateCacheBytes)
 	e.hub = newHub(e.cfg.SubscriberBuffer)
 	e.hub.budget = e.cfg.SubscriberBufferBytes
 	e.hub.maxTotal = e.cfg.MaxStreams

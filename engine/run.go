@@ -53,6 +53,9 @@ type run struct {
 	lease   session.Lease
 	st      *state.AgentState
 	version int64
+	// created is the session's creation time, which with the version
+	// identifies the state kept for the next run.
+	created time.Time
 	// rest is the session's status before the run (of the state it
 	// read): what a run that emits nothing leaves.
 	rest     session.Status
@@ -87,7 +90,7 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input) (*run, error) 
 		e.unregister(r)
 		return nil, err
 	}
-	begin := session.RunBegin{Owner: e.cfg.Owner, TTL: e.cfg.LeaseTTL, Input: in.marshal()}
+	begin := session.RunBegin{Owner: e.cfg.Owner, TTL: e.cfg.LeaseTTL, Input: in.marshal(), Known: e.hot.known(key)}
 	var rs session.Run
 	for attempt := 0; ; attempt++ {
 		var err error
@@ -98,7 +101,25 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input) (*run, error) 
 			}
 			return fail(err)
 		}
+		var kept *state.AgentState
+		if rs.State.JSON != nil && begin.Known != 0 {
+			e.hot.drop(key) // the state moved elsewhere: what was kept is stale
+		}
+		if rs.State.JSON == nil && rs.State.Version != 0 {
+			// The store left out the state it holds at the version this
+			// engine kept: take that one, or read it after all (the kept
+			// one was another session's of the same id, or is gone).
+			if kept = e.hot.take(key, rs.State.Version, rs.Created); kept == nil || len(rs.Leftovers) > 0 {
+				if rs.State, err = e.store.LoadState(ctx, key); err != nil {
+					// Left as a crash here leaves it: this owner's next
+					// BeginRun takes the lease again and closes the input.
+					return fail(err)
+				}
+				kept = nil
+			}
+		}
 		if len(rs.Leftovers) == 0 {
+			r.st = kept
 			break
 		}
 		if err := e.closeLeftovers(ctx, key, spec.Name, rs); err != nil {
@@ -110,11 +131,14 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input) (*run, error) 
 			return fail(errRunning)
 		}
 	}
-	r.lease, r.inputID, r.version = rs.Lease, rs.Input.ID, rs.State.Version
-	if rs.State.JSON == nil {
+	r.lease, r.inputID, r.version, r.created = rs.Lease, rs.Input.ID, rs.State.Version, rs.Created
+	switch {
+	case r.st != nil:
+		// The state this engine kept from the session's last run.
+	case rs.State.JSON == nil:
 		r.st = state.New(nil)
 		r.st.SessionID = key.SessionID
-	} else {
+	default:
 		var err error
 		if r.st, err = state.Decode(rs.State.JSON, nil); err != nil {
 			// The input is answered (by this error) and the state left as
@@ -428,21 +452,30 @@ func (r *run) finish(ctx context.Context, ag *agent.Agent, ran bool, held []json
 	if r.inputID != 0 {
 		end.done = []int64{r.inputID}
 	}
+	var left *state.AgentState
 	if ran {
 		if st, err := ag.State(); err != nil {
 			r.e.log.Error("engine: state after run", "session", r.key.SessionID, "err", err)
 		} else {
+			left = st
 			end.state, end.version, end.status = st.AppendJSON(nil), r.version, statusOf(st, r.spec.Name)
 		}
 		end.reply = r.reply
 	}
 	// Stored: a stream opened from now on starts after the run (set
 	// before the last events are published, or a stream opened right
-	// after them would replay the finished run).
-	end.stored = func(first, last int64) {
+	// after them would replay the finished run). The state stored is
+	// kept for the session's next run (a copy: the agent is done with
+	// it).
+	end.stored = func(first, last, version int64) {
 		if last > 0 {
 			r.firstSeq.CompareAndSwap(0, first)
 			r.lastSeq.Store(last)
+		}
+		if left != nil && version != 0 {
+			r.e.hot.put(r.key, version, r.created, left, int64(len(end.state)))
+		} else {
+			r.e.hot.drop(r.key)
 		}
 		r.over.Store(true)
 	}
@@ -461,8 +494,9 @@ type runEnd struct {
 	status session.Status
 	// stored, when set, is called once the end is stored (or given up
 	// on), before its events are published, with the sequences of the
-	// first and last of them (0, 0: none, or the end is not stored).
-	stored func(first, last int64)
+	// first and last of them (0, 0: none, or the end is not stored) and
+	// the state's new version (0: no state stored).
+	stored func(first, last, version int64)
 }
 
 // finishTries bounds the attempts at a run's end; finishBackoff is the
@@ -502,12 +536,15 @@ func (e *Engine) finishRun(ctx context.Context, key session.Key, lease session.L
 		e.log.Warn("engine: store the run's end (trying again)", "session", key.SessionID, "err", err)
 		time.Sleep(finishBackoff << attempt)
 	}
-	var first, last int64
+	var first, last, version int64
 	if err == nil && len(end.events) > 0 {
 		first, last = written.First, written.First+int64(len(end.events))-1
 	}
+	if err == nil {
+		version = written.Version
+	}
 	if end.stored != nil {
-		end.stored(first, last)
+		end.stored(first, last, version)
 	}
 	if err != nil {
 		e.log.Error("engine: the run's end is not stored: the rescue closes the run", "session", key.SessionID, "err", err)

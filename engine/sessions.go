@@ -128,6 +128,7 @@ func (e *Engine) DeleteSession(ctx context.Context, k session.Key) error {
 	if err := e.store.DeleteSession(ctx, k); err != nil {
 		return storeErr(err)
 	}
+	e.hot.drop(k)
 	e.hub.closeTopic(k)
 	e.metrics.forget(k)
 	return nil

@@ -235,6 +235,13 @@ type RunBegin struct {
 	// Input, when not nil, is queued and claimed by the run, unless
 	// inputs are pending already (then Run.Leftovers says which).
 	Input json.RawMessage
+	// Known is the version of the state the caller holds decoded from an
+	// earlier run (0: none). When the stored state still has it, Run.State
+	// comes without its JSON (Version set, JSON nil): a long session's
+	// state is neither read nor sent again. Run.Created tells the caller
+	// whether it is the same session, not one deleted and made again
+	// under the same id.
+	Known int64
 }
 
 // Run is a run begun: the lease it holds, what it claimed and the state it
@@ -249,8 +256,11 @@ type Run struct {
 	// caller closes them (and marks them done in FinishRun) before
 	// anything else runs.
 	Leftovers []Input
-	// State is the session's state, as LoadState.
+	// State is the session's state, as LoadState; without its JSON when
+	// its version is RunBegin.Known.
 	State State
+	// Created is the session's CreatedAt.
+	Created time.Time
 }
 
 // RunAppend is a write in the middle of a run. Each part is optional, but

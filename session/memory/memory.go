@@ -398,7 +398,10 @@ func (s *Store) BeginRun(ctx context.Context, k session.Key, b session.RunBegin)
 	}
 	e.lease = session.Lease{Owner: b.Owner, Expires: check.Time(now.Add(b.TTL)), Epoch: e.lease.Epoch + 1}
 	e.status = session.StatusRunning
-	run := session.Run{Lease: e.lease, State: session.State{JSON: clone(e.state.JSON), Version: e.state.Version}}
+	run := session.Run{Lease: e.lease, State: session.State{Version: e.state.Version}, Created: e.rec.CreatedAt}
+	if b.Known == 0 || b.Known != e.state.Version {
+		run.State.JSON = clone(e.state.JSON)
+	}
 	for _, in := range e.inputs {
 		if !in.done {
 			in.Attempts++

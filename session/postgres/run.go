@@ -20,7 +20,8 @@ import (
 // snapshot before the statement, so the NOT EXISTS does not see the
 // claims (and the state is the one before). One row per input returned
 // (a leftover or the new one), or one with NULL inputs.
-// Parameters: owner, expiry, id, user, now, input (NULL: none).
+// Parameters: owner, expiry, id, user, now, input (NULL: none), the
+// state version the caller knows (its data then left out).
 var qBegin = `WITH l AS (` + d.Q.ClaimLease + `),
 	left_ AS (
 		UPDATE inputs i SET attempts = i.attempts + 1 FROM l WHERE i.session_n = l.n AND NOT i.done
@@ -31,7 +32,8 @@ var qBegin = `WITH l AS (` + d.Q.ClaimLease + `),
 		WHERE $6::bytea IS NOT NULL AND NOT EXISTS (SELECT 1 FROM inputs i WHERE i.session_n = l.n AND NOT i.done)
 		RETURNING ` + sqlstore.InputCols + `),
 	got AS (SELECT false AS leftover, * FROM ins UNION ALL SELECT true, * FROM left_)
-	SELECT l.lease_owner, l.lease_expires, l.lease_epoch, st.version, st.data,
+	SELECT l.created_at, l.lease_owner, l.lease_expires, l.lease_epoch, st.version,
+		CASE WHEN st.version = $7 THEN NULL ELSE st.data END,
 		got.leftover, got.id, got.data, got.created_at, got.attempts
 	FROM l LEFT JOIN states st ON st.session_n = l.n LEFT JOIN got ON true`
 
@@ -47,7 +49,7 @@ func (s *Store) BeginRun(ctx context.Context, k session.Key, b session.RunBegin)
 		input = b.Input
 	}
 	now := s.now()
-	rows, err := s.pool.Query(ctx, qBegin, b.Owner, ts(now.Add(b.TTL)), k.SessionID, k.UserID, ts(now), input)
+	rows, err := s.pool.Query(ctx, qBegin, b.Owner, ts(now.Add(b.TTL)), k.SessionID, k.UserID, ts(now), input, b.Known)
 	if err != nil {
 		return session.Run{}, fail(ctx, err)
 	}
@@ -59,6 +61,7 @@ func (s *Store) BeginRun(ctx context.Context, k session.Key, b session.RunBegin)
 	for rows.Next() {
 		var (
 			exp      sqlstore.TimeCol
+			created  sqlstore.TimeCol
 			version  *int64
 			state    []byte
 			leftover *bool
@@ -67,11 +70,11 @@ func (s *Store) BeginRun(ctx context.Context, k session.Key, b session.RunBegin)
 			inAt     sqlstore.TimeCol
 			inTries  *int
 		)
-		if err := rows.Scan(&run.Lease.Owner, &exp, &run.Lease.Epoch, &version, &state, &leftover, &inID, &inData, &inAt, &inTries); err != nil {
+		if err := rows.Scan(&created, &run.Lease.Owner, &exp, &run.Lease.Epoch, &version, &state, &leftover, &inID, &inData, &inAt, &inTries); err != nil {
 			return session.Run{}, fail(ctx, err)
 		}
 		found = true
-		run.Lease.Expires = exp.T
+		run.Lease.Expires, run.Created = exp.T, created.T
 		run.State = session.State{JSON: state}
 		if version != nil {
 			run.State.Version = *version

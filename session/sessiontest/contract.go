@@ -35,6 +35,7 @@ func Run(t *testing.T, open New) {
 		{"BadInput", testBadInput},
 		{"State", testState},
 		{"StateConcurrentSaves", testStateRace},
+		{"StateKnown", testStateKnown},
 		{"Transcript", testTranscript},
 		{"Events", testEvents},
 		{"EventsConcurrent", testEventsConcurrent},
@@ -622,6 +623,42 @@ func testState(t *testing.T, e *env) {
 	must(t, "LoadState", err)
 	if st.Version != 2 || string(st.JSON) != `{"context": [1]}` {
 		t.Errorf("LoadState = v%d %s", st.Version, st.JSON)
+	}
+}
+
+// A run that knows the stored state's version (RunBegin.Known) is not
+// sent its JSON again; one that knows another version is, and every run
+// learns the session's creation time, which tells a session deleted and
+// made again under its id from the one it knew.
+func testStateKnown(t *testing.T, e *env) {
+	k := e.create(t, "u1", "a1")
+	rec, err := e.s.GetSession(e.ctx, k)
+	must(t, "GetSession", err)
+	begin := func(known int64) session.Run {
+		t.Helper()
+		r, err := e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "o", TTL: time.Minute, Known: known})
+		must(t, "BeginRun", err)
+		e.finish(t, k, r.Lease)
+		if !r.Created.Equal(rec.CreatedAt) {
+			t.Errorf("BeginRun: created %v, the session's %v", r.Created, rec.CreatedAt)
+		}
+		return r
+	}
+	if r := begin(1); r.State.Version != 0 || r.State.JSON != nil {
+		t.Errorf("a new session, knowing v1: %+v", r.State)
+	}
+	v1, err := e.saveState(k, 0, json.RawMessage(`{"context":[1]}`))
+	must(t, "save", err)
+	if r := begin(0); r.State.Version != v1 || string(r.State.JSON) != `{"context":[1]}` {
+		t.Errorf("knowing nothing: %+v", r.State)
+	}
+	if r := begin(v1); r.State.Version != v1 || r.State.JSON != nil {
+		t.Errorf("knowing v%d, the stored version: %+v", v1, r.State)
+	}
+	v2, err := e.saveState(k, v1, json.RawMessage(`{"context":[1,2]}`))
+	must(t, "save", err)
+	if r := begin(v1); r.State.Version != v2 || string(r.State.JSON) != `{"context":[1,2]}` {
+		t.Errorf("knowing v%d, stored v%d: %+v", v1, v2, r.State)
 	}
 }
 

@@ -29,9 +29,9 @@ func (s *Store) BeginRun(ctx context.Context, k session.Key, b session.RunBegin)
 	err := s.write(ctx, func(tx *wtx) error {
 		now := s.now()
 		var n int64
-		var exp sqlstore.TimeCol
+		var exp, created sqlstore.TimeCol
 		err := tx.QueryRowContext(ctx, d.Q.ClaimLease, b.Owner, us(now.Add(b.TTL)), k.SessionID, k.UserID, us(now)).
-			Scan(&n, &run.Lease.Owner, &exp, &run.Lease.Epoch)
+			Scan(&n, &created, &run.Lease.Owner, &exp, &run.Lease.Epoch)
 		if errors.Is(err, sql.ErrNoRows) {
 			cur, err := sqlstore.ScanLease(tx.QueryRowContext(ctx, d.Q.LeaseOf, k.SessionID, k.UserID))
 			if errors.Is(err, sql.ErrNoRows) {
@@ -45,10 +45,10 @@ func (s *Store) BeginRun(ctx context.Context, k session.Key, b session.RunBegin)
 		if err != nil {
 			return err
 		}
-		run.Lease.Expires = exp.T
+		run.Lease.Expires, run.Created = exp.T, created.T
 		var version sql.NullInt64
 		var data []byte
-		if err := tx.QueryRowContext(ctx, d.Q.StateOf, n).Scan(&version, &data); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		if err := tx.QueryRowContext(ctx, d.Q.StateOf, n, b.Known).Scan(&version, &data); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 		run.State = session.State{JSON: data, Version: version.Int64}

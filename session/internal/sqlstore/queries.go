@@ -37,14 +37,16 @@ type Queries struct {
 	// HeldBy: owner, limit.
 	HeldBy string
 
-	// ClaimLease takes the lease for a run: owner, expiry, id, user, now.
-	// It matches a lease that is free, expired or the owner's, starts a
-	// new epoch and marks the session running. No row: another owner
-	// holds it (or no such session).
+	// ClaimLease takes the lease for a run: owner, expiry, id, user, now,
+	// returning n, created_at and LeaseCols. It matches a lease that is
+	// free, expired or the owner's, starts a new epoch and marks the
+	// session running. No row: another owner holds it (or no such
+	// session).
 	ClaimLease string
 	// LeaseOf: id, user.
 	LeaseOf string
-	// StateOf: session n.
+	// StateOf: session n, the version the caller knows (its data then
+	// left out).
 	StateOf string
 	// ClaimLeftovers claims every pending input again: session n.
 	ClaimLeftovers string
@@ -115,9 +117,9 @@ var shared = Queries{
 
 	ClaimLease: `UPDATE sessions SET lease_epoch = lease_epoch + 1, lease_owner = $1, lease_expires = $2, status = 'running'
 		WHERE id = $3 AND user_id = $4 AND (lease_owner = $1 OR lease_owner = '' OR lease_expires <= $5)
-		RETURNING n, ` + LeaseCols,
+		RETURNING n, created_at, ` + LeaseCols,
 	LeaseOf:        `SELECT ` + LeaseCols + ` FROM sessions WHERE id = $1 AND user_id = $2`,
-	StateOf:        `SELECT version, data FROM states WHERE session_n = $1`,
+	StateOf:        `SELECT version, CASE WHEN version = $2 THEN NULL ELSE data END FROM states WHERE session_n = $1`,
 	ClaimLeftovers: `UPDATE inputs SET attempts = attempts + 1 WHERE session_n = $1 AND done = {false} RETURNING ` + InputCols,
 	EnqueueClaimed: `INSERT INTO inputs (session_n, data, created_at, attempts) VALUES ($1, $2, $3, 1) RETURNING ` + InputCols,
 	Renew: `UPDATE sessions SET lease_expires = $5 WHERE id = $1 AND user_id = $2 AND lease_owner = $3 AND lease_epoch = $4

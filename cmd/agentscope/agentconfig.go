@@ -129,6 +129,21 @@ func protectStore(specs []agentSpec, db string) {
 	}
 }
 
+// privateOffload gives spec an offload folder of its own for the life of
+// the process, for the commands that keep no store to put one beside
+// (run, mcp): what the context cuts from long tool results stays
+// readable (after asking: it is a secret path, as the store's is) while
+// the process runs; the returned func removes it.
+func privateOffload(spec *agentSpec) (func(), error) {
+	dir, err := os.MkdirTemp("", "agentscope-offload-")
+	if err != nil {
+		return nil, fmt.Errorf("offload folder: %w", err)
+	}
+	spec.offload = dir
+	spec.secretPaths = append(spec.secretPaths, dir)
+	return func() { os.RemoveAll(dir) }, nil
+}
+
 // offloadDir is the offload folder of the SQLite store at db.
 func offloadDir(db string) string { return db + ".offload" }
 

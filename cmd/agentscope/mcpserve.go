@@ -89,7 +89,18 @@ func runMCP(ctx context.Context, inv *invocation) int {
 		inv.Errorf("%v", err)
 		return exitFailure
 	}
-	spec, err := serveAgentWith(*uri, *baseURL, *system, *name, *tools, sandbox, remotes, logger, clients...)
+	s, err := flagAgentSpec(*uri, *baseURL, *system, *name, *tools, sandbox, remotes)
+	if err != nil {
+		printError(inv, err)
+		return exitUsage
+	}
+	removeOffload, err := privateOffload(&s)
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+	defer removeOffload()
+	spec, err := s.build(logger, clients...)
 	if err != nil {
 		printError(inv, err)
 		return exitUsage

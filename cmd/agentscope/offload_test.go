@@ -78,3 +78,40 @@ func TestContextSettingsCheckedAtStart(t *testing.T) {
 		t.Errorf("trigger_ratio 0.95: %v", err)
 	}
 }
+
+// run and mcp keep no store: their agents offload to a private folder of
+// their own (0700, a secret path) that is gone when the command ends.
+func TestPrivateOffload(t *testing.T) {
+	s := agentSpec{ID: "d", Model: "demo", Context: &contextSettings{ToolResultLimit: 1}}
+	remove, err := privateOffload(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := s.offload
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the offload folder %s: %v %v", dir, fi, err)
+	}
+	spec, err := s.build(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := state.New(nil)
+	a, err := spec.New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Reply(context.Background(), []*message.Msg{message.UserText("user", "What is 12*(3+4)?")}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "sessions", st.SessionID))
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("the session's offload folder: %v %v", entries, err)
+	}
+	if got := (builtin.Config{SecretPaths: s.secretPaths}).SecretPath(filepath.Join(dir, "sessions", st.SessionID, entries[0].Name()), ""); got == "" {
+		t.Errorf("the offload folder is not a secret path of the agent: %v", s.secretPaths)
+	}
+	remove()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the offload folder outlives the command: %v", err)
+	}
+}

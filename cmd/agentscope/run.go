@@ -126,6 +126,12 @@ func runRun(ctx context.Context, inv *invocation) int {
 		inv.Errorf("--%v", err)
 		return exitUsage
 	}
+	removeOffload, err := privateOffload(&spec)
+	if err != nil {
+		inv.Errorf("%v", err)
+		return exitFailure
+	}
+	defer removeOffload()
 	// The MCP clients' warnings (a lost connection, a failed refresh)
 	// are not in the reply's output: they are shown.
 	mcpLevel := slog.LevelWarn

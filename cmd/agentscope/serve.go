@@ -276,16 +276,25 @@ func serveAgent(uri, baseURL, system, name, tools string, sandbox *sandboxOpts, 
 
 // serveAgentWith is serveAgent with the remote agents of --a2a as tools.
 func serveAgentWith(uri, baseURL, system, name, tools string, sandbox *sandboxOpts, remotes []remoteAgent, logger *slog.Logger, servers ...*mcp.Client) (engine.Agent, error) {
+	s, err := flagAgentSpec(uri, baseURL, system, name, tools, sandbox, remotes)
+	if err != nil {
+		return engine.Agent{}, err
+	}
+	return s.build(logger, servers...)
+}
+
+// flagAgentSpec is the agent of the agent flags, not built yet.
+func flagAgentSpec(uri, baseURL, system, name, tools string, sandbox *sandboxOpts, remotes []remoteAgent) (agentSpec, error) {
 	s := agentSpec{Model: uri, BaseURL: baseURL, SystemPrompt: system, Name: name, remotes: remotes}
 	s.Tools, _ = json.Marshal(tools)
 	if sandbox != nil {
 		specs := []agentSpec{s}
 		if err := sandbox.applyTo(specs); err != nil {
-			return engine.Agent{}, err
+			return agentSpec{}, err
 		}
 		s = specs[0]
 	}
-	return s.build(logger, servers...)
+	return s, nil
 }
 
 // openStoreError is the message of openStore's error for db, without

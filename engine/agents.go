@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/model"
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/state"
 )
@@ -103,6 +104,24 @@ func (e *Engine) lookupAgent(ctx context.Context, user, id string) (*Agent, erro
 	o := Overrides{Name: ua.Name, SystemPrompt: ua.SystemPrompt, MaxIters: ua.ReactConfig.MaxIters}
 	return &Agent{ID: id, Name: ua.Name, Description: "based on " + base.ID,
 		New: func(st *state.AgentState) (*agent.Agent, error) { return base.Derive(st, o) }}, nil
+}
+
+// AgentTools is what the tools of agent id offer a run of the user's: the
+// schemas its model is sent, in the toolkit's order, every group's tools
+// included. A client checks a call it edits against them before it sends
+// the edit. ErrNotFound for an agent the user does not have.
+func (e *Engine) AgentTools(ctx context.Context, user, id string) ([]model.ToolSchema, error) {
+	a, err := e.lookupAgent(ctx, user, id)
+	if err != nil {
+		return nil, err
+	}
+	st := state.New(nil)
+	ag, err := a.New(st)
+	if err != nil {
+		return nil, fmt.Errorf("engine: build agent %s: %w", id, err)
+	}
+	tk := ag.Toolkit()
+	return tk.Schemas(tk.GroupNames()), nil
 }
 
 // CreateAgent creates an agent of the user's on a configured agent that

@@ -110,6 +110,22 @@ func (s *Server) createAgent(w http.ResponseWriter, r *http.Request, user string
 	writeJSON(w, http.StatusCreated, api.AgentCreated{AgentID: rec.ID})
 }
 
+// agentTools is GET /agent/{aid}/tools: the agent's tools as its model
+// sees them (api.AgentTools), so a client can check an edited call
+// before sending it. Not a route of the reference's: an addition.
+func (s *Server) agentTools(w http.ResponseWriter, r *http.Request, user string) {
+	schemas, err := s.eng.AgentTools(r.Context(), user, r.PathValue("aid"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	out := api.AgentTools{Tools: make([]api.ToolSchema, len(schemas))}
+	for i, sc := range schemas {
+		out.Tools[i] = api.ToolSchema{Name: sc.Name, Description: sc.Description, Parameters: sc.Parameters}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
 // patchAgent changes an agent a user created (engine.UpdateAgent).
 func (s *Server) patchAgent(w http.ResponseWriter, r *http.Request, user string) {
 	id := r.PathValue("aid")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/agentscope-go/agentscope/engine"
@@ -195,5 +196,46 @@ func TestAgentConflicts(t *testing.T) {
 	}
 	if n := e.notes.Load(); n != 0 {
 		t.Fatalf("save_note ran %d times", n)
+	}
+}
+
+// GET /agent/{id}/tools gives an agent's tools as its model sees them,
+// a user's own agent's (its base's tools) included; an agent the user
+// does not have is 404.
+func TestAgentTools(t *testing.T) {
+	e := newEnv(t, nil, nil)
+	tools := func(u, id string) (int, api.AgentTools, string) {
+		r := e.do("GET", "/agent/"+id+"/tools", u, "")
+		var out api.AgentTools
+		if r.code == 200 {
+			if err := json.Unmarshal([]byte(r.body), &out); err != nil {
+				t.Fatalf("%s: %v", r.body, err)
+			}
+		}
+		return r.code, out, r.body
+	}
+	code, got, body := tools(user, "a1")
+	names := map[string]string{}
+	for _, tl := range got.Tools {
+		names[tl.Name] = string(tl.Parameters)
+	}
+	if code != 200 || len(got.Tools) == 0 {
+		t.Fatalf("a1's tools: %d %s", code, body)
+	}
+	if p, ok := names["save_note"]; !ok || !json.Valid([]byte(p)) || !strings.Contains(p, `"text"`) {
+		t.Fatalf("save_note's schema: %q in %s", p, body)
+	}
+	r := e.do("POST", "/agent/", user, `{"name":"helper"}`)
+	if r.code != 201 {
+		t.Fatalf("create: %d %s", r.code, r.body)
+	}
+	id := r.json(t)["agent_id"].(string)
+	if code, mine, body := tools(user, id); code != 200 || len(mine.Tools) != len(got.Tools) {
+		t.Fatalf("the user's agent's tools: %d %s", code, body)
+	}
+	for _, c := range []struct{ user, id string }{{user, "nope"}, {"bob", id}} {
+		if code, _, body := tools(c.user, c.id); code != 404 || !strings.Contains(body, `"detail"`) {
+			t.Errorf("%s's tools for %s: %d %s, want 404", c.id, c.user, code, body)
+		}
 	}
 }

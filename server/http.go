@@ -32,6 +32,7 @@ func (s *Server) routes() {
 	both("GET", "/agent", s.listAgents)
 	both("POST", "/agent", s.createAgent)
 	both("PATCH", "/agent/{aid}", s.patchAgent)
+	both("GET", "/agent/{aid}/tools", s.agentTools)
 	both("DELETE", "/agent/{aid}", s.deleteAgent)
 	both("POST", "/sessions", s.createSession)
 	both("GET", "/sessions", s.listSessions)

@@ -165,7 +165,8 @@ type chatConfig struct {
 	// Verbose shows the runtime's hints and tool results whole.
 	Verbose bool
 	// Validate checks an edited tool call's input against the tool's
-	// schema of agent (nil: only that it is a JSON object).
+	// schema of agent (nil: against the schemas the server gives, GET
+	// /agent/{id}/tools).
 	Validate func(agent string, call *block.ToolCall) error
 	// Interrupts delivers each Ctrl+C. nil: none ever comes.
 	Interrupts <-chan struct{}
@@ -264,6 +265,9 @@ func chat(ctx context.Context, cfg chatConfig, inv *invocation) int {
 	errInv.Stderr = cfg.Stderr
 	inv = &errInv
 	c := &client.Client{BaseURL: cfg.Server, Token: cfg.Token, User: cfg.User, HTTP: &http.Client{Transport: cfg.Transport}}
+	if cfg.Validate == nil {
+		cfg.Validate = remoteValidator(ctx, c)
+	}
 	ch := &chatter{cfg: cfg, inv: inv, c: c, agent: cfg.Agent, status: make(chan error, 16)}
 	var con *console
 	out := cfg.Stdout

@@ -222,11 +222,16 @@ func TestChatConfirmAlwaysRemembersTheRule(t *testing.T) {
 	}
 }
 
+// An edit is checked before it is sent: JSON, and, with --server, the
+// tool's schema as the server gives it (GET /agent/{id}/tools).
 func TestChatConfirmEdit(t *testing.T) {
 	s := startAPIServer(t)
-	_, out, _ := runChatCmd(t, s, "save a note: one\ne\nnot json\n{\"text\":\"edited\"}\n")
+	_, out, _ := runChatCmd(t, s, "save a note: one\ne\nnot json\n{\"txt\":\"typo\"}\n{\"text\":\"edited\"}\n")
 	if !strings.Contains(out, "not valid JSON") {
 		t.Errorf("invalid JSON was accepted:\n%s", out)
+	}
+	if !strings.Contains(out, "'text' is a required property; try again") {
+		t.Errorf("an edit the schema refuses was accepted:\n%s", out)
 	}
 	if !strings.Contains(out, `saved the note "edited"`) || strings.Contains(out, `saved the note "one"`) {
 		t.Errorf("the tool did not run on the edited input:\n%s", out)

@@ -235,6 +235,20 @@ type AgentList struct {
 	Total  int           `json:"total"`
 }
 
+// AgentTools is GET /agent/{id}/tools: the agent's tools as its model is
+// sent them.
+type AgentTools struct {
+	Tools []ToolSchema `json:"tools"`
+}
+
+// ToolSchema is one tool: its name, description and the JSON Schema of
+// its input.
+type ToolSchema struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
 // AgentCreated is POST /agent/'s answer.
 type AgentCreated struct {
 	AgentID string `json:"agent_id"`

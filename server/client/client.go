@@ -130,6 +130,12 @@ func (c *Client) Agents(ctx context.Context) (api.AgentList, error) {
 	return l, c.call(ctx, "GET", "/agent/", nil, &l)
 }
 
+// AgentTools is the tools of agent id, as its model is sent them.
+func (c *Client) AgentTools(ctx context.Context, id string) ([]api.ToolSchema, error) {
+	var t api.AgentTools
+	return t.Tools, c.call(ctx, "GET", "/agent/"+url.PathEscape(id)+"/tools", nil, &t)
+}
+
 // CreateSession creates a session of agentID and returns its id.
 func (c *Client) CreateSession(ctx context.Context, agentID, name string) (string, error) {
 	body := map[string]string{"agent_id": agentID}

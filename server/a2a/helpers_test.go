@@ -39,9 +39,11 @@ type env struct {
 	srv   *server.Server
 	hs    *httptest.Server
 	notes atomic.Int32
-	// waiting gets a value each time the wait tool starts.
+	// waiting gets a value each time the wait or the gate tool starts.
 	waiting chan struct{}
-	token   string
+	// gate holds the gate tool until it is closed.
+	gate  chan struct{}
+	token string
 }
 
 func newEnv(t testing.TB, turns []scripted.Turn, token string) *env {
@@ -50,7 +52,7 @@ func newEnv(t testing.TB, turns []scripted.Turn, token string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, store: st, waiting: make(chan struct{}, 16), token: token}
+	e := &env{t: t, store: st, waiting: make(chan struct{}, 16), gate: make(chan struct{}), token: token}
 	m := scripted.New("scripted", turns)
 	newAgent := func(s *state.AgentState) (*agent.Agent, error) { return e.agent(m, s) }
 	e.srv, err = server.New(server.Config{Engine: engine.Config{Store: st, Agents: []engine.Agent{
@@ -112,12 +114,24 @@ func (e *env) agent(m *scripted.Model, st *state.AgentState) (*agent.Agent, erro
 	if err != nil {
 		return nil, err
 	}
+	gate, err := tool.Func("gate", "Wait until the test opens the gate.", func(ctx context.Context, _ struct{}) (string, error) {
+		e.waiting <- struct{}{}
+		select {
+		case <-e.gate:
+			return "open", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}, tool.ReadOnly())
+	if err != nil {
+		return nil, err
+	}
 	lookup, err := tool.New("lookup", "Look a key up (the client runs it).",
 		json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"}}}`), nil, tool.External(), tool.ReadOnly())
 	if err != nil {
 		return nil, err
 	}
-	tk, err := tool.NewToolkit([]tool.Tool{note, tag, wait, lookup})
+	tk, err := tool.NewToolkit([]tool.Tool{note, tag, wait, gate, lookup})
 	if err != nil {
 		return nil, err
 	}

@@ -194,6 +194,35 @@ func TestCancelTask(t *testing.T) {
 	}
 }
 
+// A stream subscribed to a working task ends once the task parks, with
+// every call of a parked batch: it is not the run this request started,
+// so the store says when the park is complete.
+func TestSubscribeEndsWithTheWholePark(t *testing.T) {
+	e := newEnv(t, []scripted.Turn{
+		scripted.Stream(scripted.ToolCall("g1", "gate", `{}`)),
+		scripted.Stream(scripted.ToolCall("c1", "save_note", `{"text":"a"}`), scripted.ToolCall("c2", "tag", `{"text":"b"}`)),
+	}, "")
+	task := e.call("SendMessage", map[string]any{"message": userMessage("m1", text("open the gate, then save two notes")), "configuration": map[string]any{"returnImmediately": true}}).task(t)
+	select {
+	case <-e.waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the gate tool did not start")
+	}
+	sub := e.streamCall("SubscribeToTask", a2a.SubscribeToTaskRequest{ID: task.ID})
+	close(e.gate)
+	evs := drain(t, sub)
+	if evs[0].Task == nil || evs[0].Task.ID != task.ID {
+		t.Fatalf("the subscription began with %s", dump(evs[0]))
+	}
+	last := evs[len(evs)-1]
+	if last.StatusUpdate == nil || last.StatusUpdate.Status.State != a2a.TaskStateInputRequired {
+		t.Fatalf("the subscription ended on %s", dump(last))
+	}
+	if data := string(last.StatusUpdate.Status.Message.Parts[1].Data); !strings.Contains(data, `"toolCallId":"c1"`) || !strings.Contains(data, `"toolCallId":"c2"`) {
+		t.Fatalf("the subscription's park waits on %s, want c1 and c2", data)
+	}
+}
+
 // "always" allows the call and keeps its suggested rule: the next task's
 // same call does not ask.
 func TestAnswerAlways(t *testing.T) {

@@ -7,7 +7,7 @@
 //
 // It is a module of its own, outside go.work, so the peers' dependency
 // graphs never enter the core's or the workspace's build list. Run it with
-// GOWORK=off (README "Benchmarks"). The package has no API: the
+// GOWORK=off (README "Modules"). The package has no API: the
 // implementations are unexported, the tests check that each one really does
 // the work, and the benchmarks measure them side by side.
 package peers

@@ -22,7 +22,7 @@ import (
 // own pool and listener) and lease owner; one scripted model serves both,
 // its turns taken in order whichever replica runs. edit may change each
 // one's config.
-func newReplicas(t *testing.T, turns []scripted.Turn, edit func(owner string, cfg *server.Config)) (a, b *env) {
+func newReplicas(t testing.TB, turns []scripted.Turn, edit func(owner string, cfg *server.Config)) (a, b *env) {
 	t.Helper()
 	u := postgrestest.Schema(t)
 	m := scripted.New("scripted", turns)

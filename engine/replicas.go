@@ -175,7 +175,3 @@ func (e *Engine) Draining() bool {
 	defer e.mu.Unlock()
 	return e.draining || e.closed
 }
-
-// Replica is the engine's lease owner (Config.Owner, or the random one it
-// made).
-func (e *Engine) Replica() string { return e.cfg.Owner }

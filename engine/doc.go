@@ -97,6 +97,21 @@
 // state. A row from before the status column is derived from its state
 // once and filled in (session.Sessions.FillStatus).
 //
+// # Replicas
+//
+// Several engines, in several processes, may share one store: each
+// session's lease makes one run of it at a time anywhere. When the store
+// is a session.Notifier (PostgreSQL's), each engine listens to it:
+// followers here are woken when another process appends to their
+// session's log (the hub reads the log once for all of a session's
+// followers, after the last event they have), a run here is interrupted
+// when another process is asked to (a notice naming the run's lease),
+// and a session deleted elsewhere ends its followers here. A lost
+// listener connection makes every followed session's log be read to its
+// end once it listens again. Drain stops a replica taking work before it
+// goes (new runs and followers are ErrUnavailable with a RetryAfter), and
+// waits for its runs to end; Shutdown then interrupts the rest.
+//
 // # Metrics
 //
 // WriteMetrics writes Prometheus metrics in the text exposition format:

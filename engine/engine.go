@@ -140,6 +140,11 @@ type Engine struct {
 	bgWG    sync.WaitGroup
 	bgStop  chan struct{}
 	stopped chan struct{} // closed once Shutdown finished
+
+	// draining (under mu) says Drain was called: no new runs. notifier
+	// is the store's, when it has one (replicas.go).
+	draining bool
+	notifier session.Notifier
 }
 
 // New validates cfg, rescues the sessions a dead run left behind, and
@@ -198,7 +203,11 @@ func New(cfg Config) (*Engine, error) {
 	e.hub.budget = e.cfg.SubscriberBufferBytes
 	e.hub.maxTotal = e.cfg.MaxStreams
 	e.metrics = newMetrics()
+	if ownOwner {
+		e.metrics.replica = e.cfg.Owner
+	}
 	e.base, e.cancel = context.WithCancel(context.Background())
+	e.listen()
 	if ownOwner {
 		e.rescueOwn(e.base)
 	}
@@ -257,7 +266,9 @@ func (e *Engine) rescueLoop() {
 		case <-e.bgStop:
 			return
 		case <-t.C:
-			e.rescueAll(e.base)
+			if !e.Draining() {
+				e.rescueAll(e.base)
+			}
 		}
 	}
 }

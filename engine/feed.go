@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"iter"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentscope-go/agentscope/session"
 )
@@ -64,14 +66,18 @@ type Feed struct {
 // Follow opens a feed of the session's events from cursor. It is
 // ErrNotFound for a session the user does not have, ErrTooMany past
 // Config.MaxStreamClients on the session, and ErrUnavailable past
-// Config.MaxStreams or once the engine shuts down.
+// Config.MaxStreams, while the engine drains or once it shuts down.
 //
 // The feed subscribes before it reads the log, and skips what it already
 // gave, so no event is lost or given twice between the replay and the
-// live events.
+// live events. A run on another process sharing the store is followed as
+// one here is (replicas.go).
 func (e *Engine) Follow(ctx context.Context, key session.Key, from Cursor) (*Feed, error) {
 	if _, err := e.Session(ctx, key); err != nil {
 		return nil, err
+	}
+	if e.Draining() {
+		return nil, errDraining
 	}
 	sub, why := e.hub.subscribe(key, e.cfg.MaxStreamClients)
 	switch why {
@@ -87,6 +93,17 @@ func (e *Engine) Follow(ctx context.Context, key session.Key, from Cursor) (*Fee
 		return nil, err
 	}
 	f := &Feed{e: e, key: key, sub: sub, last: from.After}
+	if from.Set && e.hub.based(key) {
+		return f, nil
+	}
+	// Read after subscribing: whatever is appended from now on reaches
+	// the feed live.
+	rec, err := e.store.GetSession(ctx, key)
+	if err != nil {
+		f.Close()
+		return nil, storeErr(err)
+	}
+	e.hub.base(key, rec.LastSeq)
 	if !from.Set {
 		e.mu.Lock()
 		run := e.runs[key]
@@ -97,15 +114,15 @@ func (e *Engine) Follow(ctx context.Context, key session.Key, from Cursor) (*Fee
 		if run != nil && !run.over.Load() {
 			first = run.firstSeq.Load()
 		}
-		if first > 0 {
+		switch {
+		case first > 0:
 			f.last = first - 1
-		} else {
-			last, err := e.store.LastSeq(ctx, key)
-			if err != nil {
-				f.Close()
-				return nil, err
-			}
-			f.last = last
+		case rec.Status == session.StatusRunning && rec.Lease.Owner != "":
+			// A run in progress that has not logged here: another
+			// process's (or this one's, not logged yet).
+			f.last = rec.RunSeq
+		default:
+			f.last = rec.LastSeq
 		}
 	}
 	return f, nil
@@ -182,7 +199,14 @@ func (f *Feed) Settled(ctx context.Context) (bool, error) {
 // Close ends the feed.
 func (f *Feed) Close() { f.e.hub.unsubscribe(f.key, f.sub) }
 
-// hub fans the events a run has appended out to the session's followers.
+// hub fans the events of a session's log out to its followers in this
+// process: the batches its runs append (publish), and the ones other
+// processes append, which it reads from the log when a notice says the
+// log grew (announce) — once per session, not once per follower. Each
+// session's followers get its events in order and without a gap: a batch
+// that does not follow the last one given (the events between were
+// appended elsewhere, or their publish was lost) is read from the log
+// instead.
 type hub struct {
 	buffer int
 	// budget bounds the bytes of batches one subscriber may have queued
@@ -197,10 +221,37 @@ type hub struct {
 	// sessions.
 	maxTotal int
 
+	// read reads the log after a sequence (nil: batches are given as
+	// published, and announce does nothing); ctx is the reads' context;
+	// warn logs a failed read.
+	read func(ctx context.Context, k session.Key, after int64) ([]Entry, error)
+	ctx  context.Context
+	warn func(msg string, args ...any)
+	// readers are the goroutines reading a session's log (fetch).
+	readers sync.WaitGroup
+	// reads counts the log reads of fetch, for the tests and metrics.
+	reads atomic.Int64
+
 	mu     sync.Mutex
 	closed bool
-	topics map[session.Key]map[*subscriber]struct{}
-	total  int // subscribers over all topics
+	topics map[session.Key]*topic
+	// ids finds a topic by session id (a notice names no user).
+	ids   map[string]session.Key
+	total int // subscribers over all topics
+}
+
+// topic is one session's followers in this process.
+type topic struct {
+	subs map[*subscriber]struct{}
+	// last is the sequence of the last event given to subs; based says
+	// it is known (a base or a batch set it). Before, batches are given
+	// as they come, and the followers' replays cover the rest.
+	last  int64
+	based bool
+	// want is the last sequence a notice announced; above last, the log
+	// is to be read (fetching says a reader is at it).
+	want     int64
+	fetching bool
 }
 
 // subscribeRefusal says why subscribe gave no subscriber.
@@ -229,7 +280,7 @@ func (sub *subscriber) took(batch []Entry) {
 }
 
 func newHub(buffer int) *hub {
-	return &hub{buffer: buffer, topics: map[session.Key]map[*subscriber]struct{}{}}
+	return &hub{buffer: buffer, topics: map[session.Key]*topic{}, ids: map[string]session.Key{}, ctx: context.Background()}
 }
 
 // subscribe adds a subscriber to k unless the hub is closed, k already
@@ -237,23 +288,46 @@ func newHub(buffer int) *hub {
 func (h *hub) subscribe(k session.Key, max int) (sub *subscriber, why subscribeRefusal) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	t := h.topics[k]
 	switch {
 	case h.closed:
 		return nil, refusedClosed
-	case len(h.topics[k]) >= max:
+	case t != nil && len(t.subs) >= max:
 		return nil, refusedTopic
 	case h.maxTotal > 0 && h.total >= h.maxTotal:
 		return nil, refusedTotal
 	}
-	subs := h.topics[k]
-	if subs == nil {
-		subs = map[*subscriber]struct{}{}
-		h.topics[k] = subs
+	if t == nil {
+		t = &topic{subs: map[*subscriber]struct{}{}}
+		h.topics[k] = t
+		h.ids[k.SessionID] = k
 	}
 	sub = &subscriber{ch: make(chan []Entry, h.buffer)}
-	subs[sub] = struct{}{}
+	t.subs[sub] = struct{}{}
 	h.total++
 	return sub, subscribed
+}
+
+// based reports whether k's topic knows the last sequence it gave.
+func (h *hub) based(k session.Key) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := h.topics[k]
+	return t != nil && t.based
+}
+
+// base tells k's topic the log's last sequence, read after a subscriber
+// joined it: the events after it reach the topic from now on (a publish
+// or a notice). A topic that knows its last sequence keeps it.
+func (h *hub) base(k session.Key, last int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := h.topics[k]
+	if t == nil || t.based {
+		return
+	}
+	t.last, t.based = last, true
+	h.fetch(k, t)
 }
 
 // unsubscribe removes sub (it may have been removed already).
@@ -266,31 +340,89 @@ func (h *hub) unsubscribe(k session.Key, sub *subscriber) {
 // drop removes sub and closes its channel; h.mu is held, so no publish
 // sends on it meanwhile or after.
 func (h *hub) drop(k session.Key, sub *subscriber) {
-	subs := h.topics[k]
-	if _, ok := subs[sub]; !ok {
+	t := h.topics[k]
+	if t == nil {
 		return
 	}
-	delete(subs, sub)
+	if _, ok := t.subs[sub]; !ok {
+		return
+	}
+	delete(t.subs, sub)
 	h.total--
-	if len(subs) == 0 {
+	if len(t.subs) == 0 {
 		delete(h.topics, k)
+		if h.ids[k.SessionID] == k {
+			delete(h.ids, k.SessionID)
+		}
 	}
 	close(sub.ch)
 }
 
-// publish hands a batch to every subscriber of k without blocking; one
-// whose queue is full, in batches or in bytes, is cut. A subscriber with
-// nothing queued always takes the batch, however large, so a follower
-// that keeps up is never cut: what one subscriber holds is at most the
-// larger of budget and one batch.
+// publish hands a batch this process appended to k's subscribers: at
+// once when it follows what they were given, else (the events before it
+// were appended elsewhere and are not read yet) through the log.
 func (h *hub) publish(k session.Key, batch []Entry) {
 	if len(batch) == 0 {
 		return
 	}
-	size := entriesBytes(batch)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for sub := range h.topics[k] {
+	t := h.topics[k]
+	if t == nil {
+		return
+	}
+	end := batch[len(batch)-1].Seq
+	if t.based && batch[0].Seq > t.last+1 && h.read != nil {
+		t.want = max(t.want, end)
+		h.fetch(k, t)
+		return
+	}
+	h.give(k, t, batch)
+}
+
+// announce is a notice that k's log grew to seq, in whatever process.
+func (h *hub) announce(sessionID string, seq int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	k, ok := h.ids[sessionID]
+	if !ok {
+		return
+	}
+	t := h.topics[k]
+	t.want = max(t.want, seq)
+	h.fetch(k, t)
+}
+
+// resync reads every topic's log to its end: notices may have been lost.
+func (h *hub) resync() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for k, t := range h.topics {
+		t.want = max(t.want, t.last+1)
+		h.fetch(k, t)
+	}
+}
+
+// give hands batch to t's subscribers, without what they were given
+// already, and without blocking: one whose queue is full, in batches or
+// in bytes, is cut. A subscriber with nothing queued always takes the
+// batch, however large, so a follower that keeps up is never cut: what
+// one subscriber holds is at most the larger of budget and one batch.
+// h.mu is held.
+func (h *hub) give(k session.Key, t *topic, batch []Entry) {
+	if t.based {
+		i := 0
+		for i < len(batch) && batch[i].Seq <= t.last {
+			i++
+		}
+		batch = batch[i:]
+	}
+	if len(batch) == 0 {
+		return
+	}
+	t.last, t.based = batch[len(batch)-1].Seq, true
+	size := entriesBytes(batch)
+	for sub := range t.subs {
 		if q := sub.queued.Load(); h.budget > 0 && q > 0 && q+size > h.budget {
 			sub.cut = true
 			h.drop(k, sub)
@@ -308,25 +440,110 @@ func (h *hub) publish(k session.Key, batch []Entry) {
 	}
 }
 
+// fetch starts t's reader unless it runs, the hub cannot read, or there
+// is nothing to read (h.mu is held).
+func (h *hub) fetch(k session.Key, t *topic) {
+	if h.read == nil || h.closed || t.fetching || !t.based || t.want <= t.last {
+		return
+	}
+	t.fetching = true
+	h.readers.Add(1)
+	go h.reader(k, t)
+}
+
+// reader reads k's log after the last event its followers got, in pages,
+// and gives what it read, until it has read past what was announced and
+// to the log's end; then it ends (the next notice starts another). One
+// runs per topic at a time. A failed read is tried again after a pause
+// while the topic has followers.
+func (h *hub) reader(k session.Key, t *topic) {
+	defer h.readers.Done()
+	pause := 10 * time.Millisecond
+	for {
+		h.mu.Lock()
+		if h.closed || h.topics[k] != t || t.want <= t.last {
+			t.fetching = false
+			h.mu.Unlock()
+			return
+		}
+		after, asked := t.last, t.want
+		h.mu.Unlock()
+		h.reads.Add(1)
+		page, err := h.read(h.ctx, k, after)
+		h.mu.Lock()
+		switch {
+		case errors.Is(err, session.ErrNotFound):
+			// Deleted (its notice may be on its way): its followers end.
+			t.fetching = false
+			for sub := range t.subs {
+				h.drop(k, sub)
+			}
+			h.mu.Unlock()
+			return
+		case err != nil:
+			h.mu.Unlock()
+			if h.ctx.Err() != nil {
+				h.mu.Lock()
+				t.fetching = false
+				h.mu.Unlock()
+				return
+			}
+			if h.warn != nil {
+				h.warn("engine: read the log for its followers", "session", k.SessionID, "err", err)
+			}
+			select {
+			case <-time.After(pause):
+			case <-h.ctx.Done():
+			}
+			pause = min(2*pause, time.Second)
+			continue
+		case h.topics[k] != t:
+			h.mu.Unlock()
+			return
+		}
+		h.give(k, t, page)
+		if len(page) < replayPage && t.want == asked {
+			// The log's end, and no notice since the read: what was
+			// announced is all here (a notice leaves at its write's
+			// commit), whatever it said.
+			t.want = min(t.want, t.last)
+		}
+		h.mu.Unlock()
+	}
+}
+
 // closeTopic ends every follower of k (the session was deleted).
 func (h *hub) closeTopic(k session.Key) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for sub := range h.topics[k] {
-		h.drop(k, sub)
-	}
-}
-
-// closeAll ends every follower and refuses new ones.
-func (h *hub) closeAll() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.closed = true
-	for k, subs := range h.topics {
-		for sub := range subs {
+	if t := h.topics[k]; t != nil {
+		for sub := range t.subs {
 			h.drop(k, sub)
 		}
 	}
+}
+
+// closeSession is closeTopic by session id (a notice's).
+func (h *hub) closeSession(sessionID string) {
+	h.mu.Lock()
+	k, ok := h.ids[sessionID]
+	h.mu.Unlock()
+	if ok {
+		h.closeTopic(k)
+	}
+}
+
+// closeAll ends every follower and refuses new ones; the readers end.
+func (h *hub) closeAll() {
+	h.mu.Lock()
+	h.closed = true
+	for k, t := range h.topics {
+		for sub := range t.subs {
+			h.drop(k, sub)
+		}
+	}
+	h.mu.Unlock()
+	h.readers.Wait()
 }
 
 // clients counts the followers of every session.

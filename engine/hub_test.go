@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/agentscope-go/agentscope/session"
 )
@@ -94,5 +97,56 @@ func isClosed(sub *subscriber) bool {
 		default:
 			return false
 		}
+	}
+}
+
+// A batch that does not follow what the followers were given (the events
+// between were appended by another process, whose notice is not in yet)
+// is not given as it is: the hub reads the log after the last event given,
+// once for all of the session's followers, so each gets every event once
+// and in order. A notice of what they have costs no read.
+func TestHubFillsGapsFromTheLog(t *testing.T) {
+	k := session.Key{UserID: "u", SessionID: "s"}
+	var logged []Entry
+	for i := range 6 {
+		logged = append(logged, Entry{Seq: int64(i + 1), JSON: json.RawMessage(`{}`)})
+	}
+	h := newHub(16)
+	h.read = func(_ context.Context, got session.Key, after int64) ([]Entry, error) {
+		if got != k {
+			t.Errorf("read %v", got)
+		}
+		return logged[after:], nil
+	}
+	a, _ := h.subscribe(k, 10)
+	b, _ := h.subscribe(k, 10)
+	h.base(k, 0)
+	h.publish(k, logged[0:2])
+	h.publish(k, logged[4:6]) // 3 and 4 were appended elsewhere
+	for _, sub := range []*subscriber{a, b} {
+		var seqs []int64
+		for len(seqs) < 6 {
+			select {
+			case batch := <-sub.ch:
+				for _, e := range batch {
+					seqs = append(seqs, e.Seq)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("got %v", seqs)
+			}
+		}
+		if fmt.Sprint(seqs) != "[1 2 3 4 5 6]" {
+			t.Fatalf("got %v", seqs)
+		}
+	}
+	h.announce("s", 6)
+	h.announce("s", 3)
+	h.announce("other", 9)
+	h.closeAll()
+	if n := h.reads.Load(); n != 1 {
+		t.Fatalf("%d reads of the log, want 1", n)
+	}
+	if len(a.ch)+len(b.ch) != 0 {
+		t.Fatal("a notice of what the followers had gave them more")
 	}
 }

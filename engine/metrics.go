@@ -28,7 +28,11 @@ var (
 // in the agent, whichever way Agent.New builds it; WriteMetrics writes
 // the text exposition format itself.
 type metrics struct {
+	// replica labels every sample (Config.Owner, when given: a random
+	// owner would make new series at each start); "" none.
+	replica      string
 	mu           sync.Mutex
+	notices      map[string]uint64        // by kind
 	runs         map[string]uint64        // by outcome
 	parked       map[session.Key]struct{} // sessions this process parked
 	modelLatency map[string]*histogram    // by model
@@ -40,7 +44,7 @@ type metrics struct {
 
 func newMetrics() *metrics {
 	return &metrics{
-		runs: map[string]uint64{}, parked: map[session.Key]struct{}{},
+		runs: map[string]uint64{}, parked: map[session.Key]struct{}{}, notices: map[string]uint64{},
 		modelLatency: map[string]*histogram{}, modelTokens: map[[2]string]uint64{}, modelErrors: map[string]uint64{},
 		toolLatency: map[string]*histogram{}, toolResults: map[[2]string]uint64{},
 	}
@@ -170,45 +174,74 @@ func (m *metrics) forget(k session.Key) {
 
 // WriteMetrics writes the engine's Prometheus metrics, in the text
 // exposition format, to b.
-func (e *Engine) WriteMetrics(b *bytes.Buffer) { e.metrics.write(b, e.hub.clients()) }
+func (e *Engine) WriteMetrics(b *bytes.Buffer) {
+	var draining uint64
+	if e.Draining() {
+		draining = 1
+	}
+	e.metrics.write(b, e.hub.clients(), e.hub.reads.Load(), draining)
+}
 
-func (m *metrics) write(b *bytes.Buffer, sse int) {
+// l is labels with the replica's first, when the metrics have one.
+func (m *metrics) l(labels ...string) []string {
+	if m.replica == "" {
+		return labels
+	}
+	return append([]string{"replica", m.replica}, labels...)
+}
+
+// notice counts one notice of the store's.
+func (m *metrics) notice(kind session.NoticeKind) {
+	m.mu.Lock()
+	m.notices[string(kind)]++
+	m.mu.Unlock()
+}
+
+func (m *metrics) write(b *bytes.Buffer, sse int, reads int64, draining uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	header(b, "agentscope_runs_total", "counter", "Runs (replies and resumes) that ended, by how they ended.")
 	for _, k := range sortedKeys(m.runs) {
-		sample(b, "agentscope_runs_total", m.runs[k], "outcome", k)
+		sample(b, "agentscope_runs_total", m.runs[k], m.l("outcome", k)...)
 	}
 	header(b, "agentscope_parked_sessions", "gauge", "Sessions whose last run in this process parked on a confirmation or an external tool.")
-	sample(b, "agentscope_parked_sessions", uint64(len(m.parked)))
+	sample(b, "agentscope_parked_sessions", uint64(len(m.parked)), m.l()...)
 	header(b, "agentscope_sse_clients", "gauge", "Open streams of session events (SSE and the other transports).")
-	sample(b, "agentscope_sse_clients", uint64(sse))
+	sample(b, "agentscope_sse_clients", uint64(sse), m.l()...)
 	header(b, "agentscope_model_call_duration_seconds", "histogram", "Model call latency, from MODEL_CALL_START to MODEL_CALL_END, by model.")
 	for _, k := range sortedKeys(m.modelLatency) {
-		writeHistogram(b, "agentscope_model_call_duration_seconds", m.modelLatency[k], "model", k)
+		writeHistogram(b, "agentscope_model_call_duration_seconds", m.modelLatency[k], m.l("model", k))
 	}
 	header(b, "agentscope_model_tokens_total", "counter", "Tokens the model calls reported, by model and type (input, output).")
 	for _, k := range sortedPairs(m.modelTokens) {
-		sample(b, "agentscope_model_tokens_total", m.modelTokens[k], "model", k[0], "type", k[1])
+		sample(b, "agentscope_model_tokens_total", m.modelTokens[k], m.l("model", k[0], "type", k[1])...)
 	}
 	header(b, "agentscope_model_errors_total", "counter", "Model calls that failed the reply, by model.")
 	for _, k := range sortedKeys(m.modelErrors) {
-		sample(b, "agentscope_model_errors_total", m.modelErrors[k], "model", k)
+		sample(b, "agentscope_model_errors_total", m.modelErrors[k], m.l("model", k)...)
 	}
 	header(b, "agentscope_tool_duration_seconds", "histogram", "Tool call latency, from TOOL_RESULT_START to TOOL_RESULT_END, by tool.")
 	for _, k := range sortedKeys(m.toolLatency) {
-		writeHistogram(b, "agentscope_tool_duration_seconds", m.toolLatency[k], "tool", k)
+		writeHistogram(b, "agentscope_tool_duration_seconds", m.toolLatency[k], m.l("tool", k))
 	}
 	header(b, "agentscope_tool_results_total", "counter", "Tool results, by tool and state (success, error, interrupted, denied).")
 	for _, k := range sortedPairs(m.toolResults) {
-		sample(b, "agentscope_tool_results_total", m.toolResults[k], "tool", k[0], "state", k[1])
+		sample(b, "agentscope_tool_results_total", m.toolResults[k], m.l("tool", k[0], "state", k[1])...)
 	}
 	header(b, "agentscope_tool_errors_total", "counter", "Tool results in state error, by tool.")
 	for _, k := range sortedPairs(m.toolResults) {
 		if k[1] == string(block.ResultError) {
-			sample(b, "agentscope_tool_errors_total", m.toolResults[k], "tool", k[0])
+			sample(b, "agentscope_tool_errors_total", m.toolResults[k], m.l("tool", k[0])...)
 		}
 	}
+	header(b, "agentscope_store_notices_total", "counter", "Notices of the store's (another replica appended, asked for an interrupt, deleted a session; the listener listening or lost), by kind.")
+	for _, k := range sortedKeys(m.notices) {
+		sample(b, "agentscope_store_notices_total", m.notices[k], m.l("kind", k)...)
+	}
+	header(b, "agentscope_follower_log_reads_total", "counter", "Reads of a session's log for its followers here, woken by a notice or a gap.")
+	sample(b, "agentscope_follower_log_reads_total", uint64(reads), m.l()...)
+	header(b, "agentscope_draining", "gauge", "1 while this replica drains (takes no new runs), else 0.")
+	sample(b, "agentscope_draining", draining, m.l()...)
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
@@ -252,15 +285,15 @@ func writeLabels(b *bytes.Buffer, labels []string) {
 // labelEscaper escapes a label value as the text format wants.
 var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
-func writeHistogram(b *bytes.Buffer, name string, h *histogram, label, value string) {
+func writeHistogram(b *bytes.Buffer, name string, h *histogram, labels []string) {
 	for i, bound := range h.bounds {
-		sample(b, name+"_bucket", h.counts[i], label, value, "le", strconv.FormatFloat(bound, 'g', -1, 64))
+		sample(b, name+"_bucket", h.counts[i], append(slices.Clip(labels), "le", strconv.FormatFloat(bound, 'g', -1, 64))...)
 	}
-	sample(b, name+"_bucket", h.counts[len(h.bounds)], label, value, "le", "+Inf")
+	sample(b, name+"_bucket", h.counts[len(h.bounds)], append(slices.Clip(labels), "le", "+Inf")...)
 	b.WriteString(name + "_sum")
-	writeLabels(b, []string{label, value})
+	writeLabels(b, labels)
 	b.WriteByte(' ')
 	b.WriteString(strconv.FormatFloat(h.sum, 'g', -1, 64))
 	b.WriteByte('\n')
-	sample(b, name+"_count", h.counts[len(h.bounds)], label, value)
+	sample(b, name+"_count", h.counts[len(h.bounds)], labels...)
 }

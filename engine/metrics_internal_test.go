@@ -19,7 +19,7 @@ func TestMetricsText(t *testing.T) {
 	rm.modelStart = time.Now().Add(-700 * time.Millisecond)
 	rm.observe(m, &event.ModelCallEnd{InputTokens: 5, OutputTokens: 1})
 	var b bytes.Buffer
-	m.write(&b, 0)
+	m.write(&b, 0, 0, 0)
 	text := b.String()
 	const label = `model="we\"ird\\mo\ndel"`
 	for _, want := range []string{
@@ -28,9 +28,37 @@ func TestMetricsText(t *testing.T) {
 		`agentscope_model_call_duration_seconds_bucket{` + label + `,le="1"} 1`,
 		`agentscope_model_call_duration_seconds_bucket{` + label + `,le="+Inf"} 1`,
 		`agentscope_model_call_duration_seconds_count{` + label + `} 1`,
+		`agentscope_parked_sessions 0`,
 	} {
 		if !strings.Contains(text, want+"\n") {
 			t.Errorf("no line %s in\n%s", want, text)
+		}
+	}
+
+	// A replica's metrics carry its name on every sample, first.
+	m.replica = `r"1`
+	m.notice("appended")
+	b.Reset()
+	m.write(&b, 2, 3, 1)
+	text = b.String()
+	const rl = `replica="r\"1"`
+	for _, want := range []string{
+		`agentscope_model_tokens_total{` + rl + `,` + label + `,type="input"} 5`,
+		`agentscope_model_call_duration_seconds_bucket{` + rl + `,` + label + `,le="+Inf"} 1`,
+		`agentscope_model_call_duration_seconds_sum{` + rl + `,` + label + `} 0.7`,
+		`agentscope_parked_sessions{` + rl + `} 0`,
+		`agentscope_sse_clients{` + rl + `} 2`,
+		`agentscope_store_notices_total{` + rl + `,kind="appended"} 1`,
+		`agentscope_follower_log_reads_total{` + rl + `} 3`,
+		`agentscope_draining{` + rl + `} 1`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no line %s in\n%s", want, text)
+		}
+	}
+	for line := range strings.Lines(text) {
+		if !strings.HasPrefix(line, "#") && !strings.Contains(line, rl) {
+			t.Errorf("a sample without the replica: %q", line)
 		}
 	}
 }

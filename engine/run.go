@@ -167,6 +167,8 @@ func (e *Engine) register(r *run) error {
 		switch {
 		case e.closed:
 			return errShuttingDown
+		case e.draining:
+			return errDraining
 		case prev != nil && prev.closing.Load():
 			// The previous run has stored everything and is logging its
 			// last events: queue behind it rather than refuse.

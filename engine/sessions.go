@@ -102,8 +102,10 @@ func (e *Engine) UpdateSession(ctx context.Context, k session.Key, p session.Pat
 }
 
 // DeleteSession deletes a session with its log, transcript and state. A
-// run of it here is interrupted first (ErrBusy if it does not end within
-// 10 s); one in another process is ErrBusy. Its followers end.
+// run of it, here or in another process sharing a store that notifies,
+// is interrupted first (ErrBusy if it does not end within 10 s); one in
+// another process of a store that cannot tell it is ErrBusy. Its
+// followers end, in every process.
 func (e *Engine) DeleteSession(ctx context.Context, k session.Key) error {
 	if _, err := e.Session(ctx, k); err != nil {
 		return err
@@ -122,7 +124,10 @@ func (e *Engine) DeleteSession(ctx context.Context, k session.Key) error {
 			return newError(ErrBusy, "Session is still running")
 		}
 	}
-	if rec, err := e.store.GetSession(ctx, k); err == nil && rec.Lease.Held(time.Now()) {
+	if stopped, err := e.stopElsewhere(ctx, k, 10*time.Second); err != nil || !stopped {
+		if err != nil {
+			return err
+		}
 		return newError(ErrBusy, "Session is running in another process")
 	}
 	if err := e.store.DeleteSession(ctx, k); err != nil {
@@ -259,11 +264,17 @@ func (e *Engine) startErr(err error) error {
 	return storeErr(err)
 }
 
-// Interrupt interrupts the session's run, here or (once its lease is
-// seen) wherever it is: the reply ends with every tool call answered. A
-// parked reply is closed as interrupted. Nothing running or parked: a
-// no-op.
+// Interrupt interrupts the session's run, here or in another process
+// sharing a store that notifies (session.Notifier: that process is asked
+// to): the reply ends with every tool call answered. A parked reply is
+// closed as interrupted. Nothing running or parked: a no-op.
 func (e *Engine) Interrupt(ctx context.Context, k session.Key) error {
+	return e.interrupt(ctx, k, true)
+}
+
+// interrupt is Interrupt; forward asks another process's run to stop
+// (false: the asking process's notice is being answered).
+func (e *Engine) interrupt(ctx context.Context, k session.Key, forward bool) error {
 	rec, err := e.Session(ctx, k)
 	if err != nil {
 		return err
@@ -277,6 +288,11 @@ func (e *Engine) Interrupt(ctx context.Context, k session.Key) error {
 			run.cancel()
 		}
 		return nil
+	}
+	if forward {
+		if handled, err := e.forwardInterrupt(ctx, k, rec); handled {
+			return err
+		}
 	}
 	st, err := e.statusOf(ctx, k, rec)
 	if err != nil {

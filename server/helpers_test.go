@@ -77,8 +77,14 @@ func openStore(t testing.TB) session.Store {
 
 func newEnv(t testing.TB, turns []scripted.Turn, edit func(*server.Config)) *env {
 	t.Helper()
-	st := openStore(t)
-	e := &env{t: t, store: st, model: scripted.New("scripted", turns), waiting: make(chan struct{}, 16)}
+	return newEnvOn(t, openStore(t), scripted.New("scripted", turns), edit)
+}
+
+// newEnvOn is newEnv on the store st (closed with the env) and the model
+// m (which several envs may share).
+func newEnvOn(t testing.TB, st session.Store, m *scripted.Model, edit func(*server.Config)) *env {
+	t.Helper()
+	e := &env{t: t, store: st, model: m, waiting: make(chan struct{}, 16)}
 	cfg := server.Config{Engine: engine.Config{Store: st, Agents: []engine.Agent{{ID: "a1", Name: "assistant", Description: "test agent", New: e.newAgent, Derive: e.deriveAgent}}},
 		Heartbeat: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)}
 	if edit != nil {

@@ -28,6 +28,8 @@ func (s *Server) routes() {
 	}
 	s.mux.HandleFunc("GET /health", s.health)
 	s.mux.HandleFunc("GET /health/{$}", s.health)
+	s.mux.HandleFunc("GET /ready", s.ready)
+	s.mux.HandleFunc("GET /ready/{$}", s.ready)
 	s.mux.HandleFunc("GET /metrics", s.metricsHandler)
 	both("GET", "/agent", s.listAgents)
 	both("POST", "/agent", s.createAgent)

@@ -21,7 +21,7 @@ type Config struct {
 	Engine engine.Config
 
 	// Token, when set, is the bearer token every request but GET /health
-	// must carry ("Authorization: Bearer <token>", the scheme in any
+	// and GET /ready must carry ("Authorization: Bearer <token>", the scheme in any
 	// case), GET /metrics included; "" requires none.
 	Token string
 	// Heartbeat is the silence after which an SSE stream gets a ":"
@@ -87,6 +87,11 @@ func (s *Server) Engine() *engine.Engine { return s.eng }
 
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Drain stops taking new runs and streams (503 with Retry-After; GET
+// /ready answers 503) and waits for the runs in progress to end, or ctx
+// (engine.Engine.Drain). Shutdown after it interrupts what is left.
+func (s *Server) Drain(ctx context.Context) error { return s.eng.Drain(ctx) }
 
 // Shutdown shuts the engine down (engine.Engine.Shutdown): running replies
 // are interrupted properly, the streams end, parked replies stay parked.

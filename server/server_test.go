@@ -26,11 +26,9 @@ func TestMain(m *testing.M) {
 	if url := os.Getenv(clientEnv); url != "" {
 		os.Exit(runBenchClient(url))
 	}
-	if os.Getenv(storeEnv) == "postgres" {
-		goleak.VerifyTestMain(withPostgres{m})
-		return
-	}
-	goleak.VerifyTestMain(m)
+	// PostgreSQL for every run: the replicas' tests (replicas_test.go)
+	// need one whatever storeEnv says.
+	goleak.VerifyTestMain(withPostgres{m})
 }
 
 // withPostgres runs the tests with a PostgreSQL server (postgrestest.Run).

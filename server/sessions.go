@@ -31,6 +31,20 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		Components: map[string]string{"storage": status, "message_bus": status}})
 }
 
+// ready is GET /ready, for a load balancer: 200 while the server takes
+// new runs, 503 (with Retry-After) once it drains or shuts down, when
+// new work is to go to another replica. Like /health it needs neither
+// the token nor X-User-ID (a probe is not a user), and it says nothing
+// but that.
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	if s.eng.Draining() {
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
 // recordOf is a stored session as the reference's SessionRecord; state
 // is the stored AgentState, or nil (null).
 func recordOf(rec session.Record, state json.RawMessage) api.SessionRecord {

@@ -116,6 +116,16 @@
 // the queue empty simply ends. The server may add River on top for
 // triggers and cancellation without changing this package.
 //
+// # Replicas
+//
+// A store that several processes share may also be a Notifier: it tells
+// each of them what the others do to a session (its log grew, its run is
+// asked to stop, it was deleted), so that a follower on one process is
+// woken by a run on another without polling. The PostgreSQL backend is
+// one (LISTEN/NOTIFY); SQLite and memory, used by one process, need none.
+// Record.RunSeq and Record.LastSeq say where the latest run's events
+// start and where the log ends, for a follower of a run elsewhere.
+//
 // # Errors
 //
 // Callers branch with errors.Is on ErrNotFound, ErrInvalid (empty ids, a

@@ -70,6 +70,13 @@ type Record struct {
 	// Lease is the session's run lease as stored: an expired one keeps
 	// its owner (see Lease.Held).
 	Lease Lease
+	// RunSeq is the sequence of the log's last event when the session's
+	// latest run began (BeginRun): that run's events are the ones after
+	// it, so a follower on any process can start at the run in progress.
+	// 0 before any run.
+	RunSeq int64
+	// LastSeq is the sequence of the log's last event (LastSeq).
+	LastSeq int64
 }
 
 // NewSession is what CreateSession needs. Config nil is stored as {}.

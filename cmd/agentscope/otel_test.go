@@ -163,14 +163,14 @@ func TestTracesEndpointVariable(t *testing.T) {
 func TestServeExportsTracesAndMetrics(t *testing.T) {
 	rc := newOTLPReceiver(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rc.URL)
-	s := startServe(t, buildBinary(t), freeAddr(t), filepath.Join(t.TempDir(), "agentscope.db"))
+	s := startServe(t, buildBinary(t), freeAddr(t), filepath.Join(t.TempDir(), "agentscope.db"), "--replica", "r1")
 	sid, ch, _ := createAndChat(t, s)
 	first := until(t, ch, event.TypeRequireUserConfirm)
 	code, metrics := s.call("GET", "/metrics", "")
 	if code != 200 {
 		t.Fatalf("/metrics %d %s", code, metrics)
 	}
-	for _, want := range []string{`agentscope_runs_total{outcome="awaiting_confirmation"} 1`, "agentscope_parked_sessions 1", "agentscope_sse_clients 1"} {
+	for _, want := range []string{`agentscope_runs_total{replica="r1",outcome="awaiting_confirmation"} 1`, `agentscope_parked_sessions{replica="r1"} 1`, `agentscope_sse_clients{replica="r1"} 1`} {
 		if !slices.Contains(strings.Split(metrics, "\n"), want) {
 			t.Errorf("/metrics has no line %q:\n%s", want, metrics)
 		}

@@ -11,8 +11,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentscope-go/agentscope/mcp"
@@ -27,7 +29,7 @@ import (
 func init() {
 	register("serve", command{
 		Summary: "serve agents over HTTP + SSE with durable sessions (SQLite by default, or Postgres)",
-		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--replica ID] [--lease DURATION] [--mcp-timeout DURATION] [--allow-host NAME]... [--read-timeout DURATION] [--idle-timeout DURATION] [-v] [--config FILE | [--id ID] [--model URI] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET|NAMES] [--mcp SPEC]... [--a2a NAME=URL]... [--permission-mode MODE] [--max-iters N]] [--sandbox MODE [--sandbox-network]]",
+		Usage:   "[--addr HOST:PORT] [--db PATH|postgres://…] [--token TOKEN] [--replica ID] [--lease DURATION] [--drain DURATION] [--mcp-timeout DURATION] [--allow-host NAME]... [--read-timeout DURATION] [--idle-timeout DURATION] [-v] [--config FILE | [--id ID] [--model URI] [--base-url URL] [--system PROMPT] [--name NAME] [--tools SET|NAMES] [--mcp SPEC]... [--a2a NAME=URL]... [--permission-mode MODE] [--max-iters N]] [--sandbox MODE [--sandbox-network]]",
 		Run:     runServe,
 	})
 }
@@ -44,7 +46,9 @@ const demoAgentID = "demo"
 // the user before it runs, so a reply parks and resumes. A listen address
 // that is not loopback requires a token (--token or $AGENTSCOPE_TOKEN). On
 // a signal the running replies are interrupted properly, their state
-// saved; parked replies stay parked in the store.
+// saved; parked replies stay parked in the store. Before that it drains
+// for up to --drain: it takes no new runs or streams and lets the running
+// replies finish on their own.
 func runServe(ctx context.Context, inv *invocation) int {
 	fs := inv.Flags(commands[inv.Name])
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
@@ -52,6 +56,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	token := fs.String("token", os.Getenv("AGENTSCOPE_TOKEN"), "bearer `token` every request must carry (default $AGENTSCOPE_TOKEN); required off loopback")
 	replica := fs.String("replica", "", "this server's lease owner `ID`, kept across restarts and unique among the live servers on the store (default serve@HOST/ADDR); a restart closes the runs its previous incarnation left at once")
 	lease := fs.Duration("lease", 30*time.Second, "how long a run's lease lasts without renewal; another replica closes a crashed run about this long after it died (`duration`)")
+	drain := fs.Duration("drain", 10*time.Second, "on SIGTERM, how long the runs in progress may take to finish on their own, while new runs and streams are refused (503) and /ready says 503, before they are interrupted; a second signal ends it at once (`duration`)")
 	verbose := fs.Bool("v", false, "log debug messages")
 	config := fs.String("config", "", "serve the agents of this JSON `file` (see examples/agents.json) instead of the agent flags")
 	var flagSpec agentSpec
@@ -221,6 +226,25 @@ func runServe(ctx context.Context, inv *invocation) int {
 		inv.Errorf("%v", err)
 		return exitFailure
 	case <-ctx.Done():
+	}
+	// Draining: no new runs or streams here (a load balancer sends them
+	// to another replica, /ready says so), the runs in progress finish on
+	// their own within --drain; a second signal ends the wait.
+	if *drain > 0 {
+		fmt.Fprintf(inv.Stderr, "agentscope serve: draining: no new runs, waiting up to %v for the running replies\n", *drain)
+		again := make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+		dctx, stopDrain := context.WithTimeout(context.Background(), *drain)
+		go func() {
+			select {
+			case <-again:
+				stopDrain()
+			case <-dctx.Done():
+			}
+		}()
+		srv.Drain(dctx)
+		stopDrain()
+		signal.Stop(again)
 	}
 	fmt.Fprintln(inv.Stderr, "agentscope serve: shutting down: interrupting running replies")
 	stopMCP()

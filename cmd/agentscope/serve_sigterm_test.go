@@ -10,8 +10,8 @@ import (
 	"github.com/agentscope-go/agentscope/event"
 )
 
-// SIGTERM while a tool runs: the server interrupts the reply properly
-// before it exits 0 — the stream gets every tool call answered
+// SIGTERM while a tool runs longer than the drain: the server interrupts
+// the reply properly once the drain is over, before it exits 0 — the stream gets every tool call answered
 // (interrupted) and REPLY_END(interrupted), the transcript holds the
 // closed reply — and a server restarted on the database finds the session
 // idle and takes the next chat.
@@ -21,7 +21,8 @@ func TestServeSIGTERMDuringTool(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	db, addr := filepath.Join(t.TempDir(), "agentscope.db"), freeAddr(t)
-	s := startServe(t, bin, addr, db)
+	// A short drain: the tool outlasts it, and is interrupted after it.
+	s := startServe(t, bin, addr, db, "--drain", "200ms")
 	sid := createSession(t, s)
 	ch, _ := s.sse(sid, 0)
 	// The longest wait the tool takes: only the SIGTERM may end it, however

@@ -53,6 +53,7 @@ type entry struct {
 	events  []session.Event
 	lease   session.Lease
 	status  session.Status
+	runSeq  int64
 	inputs  []*input
 }
 
@@ -64,7 +65,7 @@ type input struct {
 // record is e's row as the store returns it (e.mu held).
 func (e *entry) record() session.Record {
 	r := copyRecord(e.rec)
-	r.Status, r.Lease = e.status, e.lease
+	r.Status, r.Lease, r.RunSeq, r.LastSeq = e.status, e.lease, e.runSeq, int64(len(e.events))
 	return r
 }
 
@@ -397,7 +398,7 @@ func (s *Store) BeginRun(ctx context.Context, k session.Key, b session.RunBegin)
 		return session.Run{}, check.Leased(k, e.lease)
 	}
 	e.lease = session.Lease{Owner: b.Owner, Expires: check.Time(now.Add(b.TTL)), Epoch: e.lease.Epoch + 1}
-	e.status = session.StatusRunning
+	e.status, e.runSeq = session.StatusRunning, int64(len(e.events))
 	run := session.Run{Lease: e.lease, State: session.State{Version: e.state.Version}, Created: e.rec.CreatedAt}
 	if b.Known == 0 || b.Known != e.state.Version {
 		run.State.JSON = clone(e.state.JSON)

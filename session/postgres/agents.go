@@ -101,16 +101,33 @@ func (s *Store) DeleteAgent(ctx context.Context, k session.AgentKey) error {
 		// out appenders in flight), then, in a later statement that sees
 		// what those appenders committed, their events, which have no
 		// foreign key to cascade.
-		rows, err := tx.Query(ctx, d.Q.DeleteAgentSessions, k.UserID, k.AgentID)
+		rows, err := tx.Query(ctx, `DELETE FROM sessions WHERE user_id = $1 AND agent_id = $2 RETURNING n, id`, k.UserID, k.AgentID)
 		if err != nil {
 			return err
 		}
-		ns, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		var (
+			ns  []int64
+			ids []string
+		)
+		var n int64
+		var id string
+		_, err = pgx.ForEachRow(rows, []any{&n, &id}, func() error {
+			ns, ids = append(ns, n), append(ids, id)
+			return nil
+		})
 		if err != nil || len(ns) == 0 {
 			return err
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM events WHERE session_n = ANY($1)`, ns)
-		return err
+		if _, err = tx.Exec(ctx, `DELETE FROM events WHERE session_n = ANY($1)`, ns); err != nil {
+			return err
+		}
+		// The other replicas end the sessions' followers.
+		for _, id := range ids {
+			if err := notifyDeleted(ctx, tx, id); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	return fail(ctx, err)
 }

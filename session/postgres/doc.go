@@ -11,4 +11,11 @@
 // a session's events itself). JSON is stored as bytea, byte for
 // byte. The schema is migrated on Open under an advisory lock, so replicas
 // starting together migrate once (see package session for the tables).
+//
+// The store is a session.Notifier: AppendRun and FinishRun send a NOTIFY
+// on Channel in the statement or transaction that appends the events (so
+// it leaves at commit, never before the rows), and so do the deletes;
+// Listen holds a LISTEN connection of its own, outside the pool, and
+// reconnects it. A notice carries a session id and a sequence, never the
+// events, and every listening replica gets every one.
 package postgres

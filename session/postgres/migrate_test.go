@@ -48,7 +48,7 @@ func TestOpenConcurrently(t *testing.T) {
 		}
 		defer stores[i].Close()
 	}
-	if v := versions(t, stores[0]); len(v) != 4 || v[0] != 1 || v[1] != 2 || v[2] != 3 || v[3] != 4 {
+	if v := versions(t, stores[0]); len(v) != 5 || v[0] != 1 || v[1] != 2 || v[2] != 3 || v[3] != 4 || v[4] != 5 {
 		t.Errorf("schema_migrations: %v", v)
 	}
 	again, err := Open(t.Context(), Config{URL: url})
@@ -56,7 +56,7 @@ func TestOpenConcurrently(t *testing.T) {
 		t.Fatalf("open again: %v", err)
 	}
 	defer again.Close()
-	if v := versions(t, again); len(v) != 4 {
+	if v := versions(t, again); len(v) != 5 {
 		t.Errorf("schema_migrations after another open: %v", v)
 	}
 }
@@ -106,7 +106,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 4 {
+	if v := versions(t, s); len(v) != 5 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusIdle {
@@ -354,7 +354,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 4 {
+	if v := versions(t, s); len(v) != 5 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusRunning {

@@ -45,6 +45,8 @@ type Store struct {
 	ownPool bool
 	now     func() time.Time
 	ids     stamp.Source
+	// secrets are the passwords the listener's errors must not show.
+	secrets []string
 }
 
 var _ session.Store = (*Store)(nil)
@@ -59,6 +61,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 	pws := secrets(cfg.URL)
 	s, err := openWith(ctx, cfg, version, &pws)
+	if s != nil {
+		s.secrets = pws
+	}
 	return s, redactError(err, pws)
 }
 
@@ -283,8 +288,11 @@ func (s *Store) DeleteSession(ctx context.Context, k session.Key) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM events WHERE session_n = $1`, n)
-		return err
+		if _, err = tx.Exec(ctx, `DELETE FROM events WHERE session_n = $1`, n); err != nil {
+			return err
+		}
+		// The other replicas end the session's followers.
+		return notifyDeleted(ctx, tx, k.SessionID)
 	})
 	return fail(ctx, err)
 }

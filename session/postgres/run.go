@@ -118,9 +118,10 @@ const fenced = `id = $1 AND user_id = $2 AND lease_owner = $3 AND lease_epoch = 
 
 // qAppend is AppendRun in one statement: the UPDATE fences the run and
 // takes the row's lock, moving both counters; the INSERTs write the
-// messages and events at the positions and sequences it reserved. $5 are
+// messages and events at the positions and sequences it reserved; the
+// notice of the events (session.NoticeAppended) leaves at commit. $5 are
 // the message ids, $6 their JSON (repeated ids folded), $7 the events.
-const qAppend = `WITH s AS (
+var qAppend = `WITH s AS (
 		UPDATE sessions SET last_pos = last_pos + cardinality($5::text[]), last_seq = last_seq + cardinality($7::bytea[])
 		WHERE ` + fenced + ` RETURNING n, last_pos, last_seq),
 	m AS (
@@ -132,7 +133,11 @@ const qAppend = `WITH s AS (
 		INSERT INTO events (session_n, seq, data)
 		SELECT s.n, s.last_seq - cardinality($7::bytea[]) + e.ord, e.data
 		FROM s, unnest($7::bytea[]) WITH ORDINALITY AS e (data, ord))
-	SELECT last_seq - cardinality($7::bytea[]) + 1 FROM s`
+	SELECT last_seq - cardinality($7::bytea[]) + 1, ` + notifyAppendedIfEvents + ` FROM s`
+
+// notifyAppendedIfEvents is qAppend's notice: only a write with events is
+// news to a follower.
+var notifyAppendedIfEvents = notifyAppended(`cardinality($7::bytea[]) > 0`)
 
 // appendArgs are qAppend's $5, $6 and $7.
 func appendArgs(msgs []session.Message, events []json.RawMessage) (ids []string, data, evs [][]byte) {
@@ -164,7 +169,7 @@ func (s *Store) AppendRun(ctx context.Context, k session.Key, l session.Lease, a
 func appendQ(ctx context.Context, q querier, k session.Key, l session.Lease, msgs []session.Message, events []json.RawMessage) (int64, error) {
 	ids, data, evs := appendArgs(msgs, events)
 	var first int64
-	err := q.QueryRow(ctx, qAppend, k.SessionID, k.UserID, l.Owner, l.Epoch, ids, data, evs).Scan(&first)
+	err := q.QueryRow(ctx, qAppend, k.SessionID, k.UserID, l.Owner, l.Epoch, ids, data, evs).Scan(&first, nil)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, orNotFound(ctx, q, k, sqlstore.NotHeld(k, l))
 	}

@@ -1275,8 +1275,8 @@ func testRuns(t *testing.T, e *env) {
 	if rs.State.JSON != nil || rs.State.Version != 0 {
 		t.Errorf("BeginRun state of a new session: %+v", rs.State)
 	}
-	if rec, err := e.s.GetSession(e.ctx, k); err != nil || rec.Lease != rs.Lease || rec.Status != session.StatusRunning {
-		t.Errorf("GetSession = lease %+v, status %q, %v; BeginRun gave %+v", rec.Lease, rec.Status, err, rs.Lease)
+	if rec, err := e.s.GetSession(e.ctx, k); err != nil || rec.Lease != rs.Lease || rec.Status != session.StatusRunning || rec.RunSeq != 0 {
+		t.Errorf("GetSession = lease %+v, status %q, run seq %d, %v; BeginRun gave %+v", rec.Lease, rec.Status, rec.RunSeq, err, rs.Lease)
 	}
 	pendingIs(1)
 	_, err = e.s.BeginRun(e.ctx, k, session.RunBegin{Owner: "B", TTL: time.Minute, Input: json.RawMessage(`{}`)})
@@ -1325,6 +1325,19 @@ func testRuns(t *testing.T, e *env) {
 	must(t, "BeginRun again", err)
 	if string(rs2.State.JSON) != `{"v":1}` || rs2.State.Version != 1 || rs2.Input.ID <= rs.Input.ID || len(rs2.Leftovers) != 0 || rs2.Lease.Epoch != rs.Lease.Epoch+1 {
 		t.Errorf("second BeginRun: %+v", rs2)
+	}
+	// Its events follow the first run's four, on every record read.
+	if rec, err := e.s.GetSession(e.ctx, k); err != nil || rec.RunSeq != 4 || rec.LastSeq != 4 {
+		t.Errorf("GetSession after the second BeginRun: run seq %d, last seq %d, %v; want 4 and 4", rec.RunSeq, rec.LastSeq, err)
+	}
+	if _, err := e.appendEvents(k, rs2.Lease, json.RawMessage(`{"n":5}`)); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := e.s.GetSession(e.ctx, k); err != nil || rec.RunSeq != 4 || rec.LastSeq != 5 {
+		t.Errorf("GetSession after an append: run seq %d, last seq %d, %v; want 4 and 5", rec.RunSeq, rec.LastSeq, err)
+	}
+	if l, _, err := e.s.ListSessions(e.ctx, session.ListQuery{UserID: "u1"}); err != nil || len(l) != 1 || l[0].RunSeq != 4 || l[0].LastSeq != 5 {
+		t.Errorf("ListSessions after the second BeginRun: %+v, %v; want run seq 4", l, err)
 	}
 
 	// A dies with its input undone; B, after the lease expired, is handed

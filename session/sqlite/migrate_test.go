@@ -47,7 +47,7 @@ func TestOpenTwice(t *testing.T) {
 		t.Fatalf("second open: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 4 || v[0] != 1 || v[1] != 2 || v[2] != 3 || v[3] != 4 {
+	if v := versions(t, s); len(v) != 5 || v[0] != 1 || v[1] != 2 || v[2] != 3 || v[3] != 4 || v[4] != 5 {
 		t.Errorf("schema_migrations after two opens: %v", v)
 	}
 	if _, err := s.GetSession(t.Context(), session.Key{UserID: "u", SessionID: rec.ID}); err != nil {
@@ -99,7 +99,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 4 {
+	if v := versions(t, s); len(v) != 5 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusIdle {
@@ -375,7 +375,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 4 {
+	if v := versions(t, s); len(v) != 5 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusRunning {

@@ -39,9 +39,9 @@ type Queries struct {
 
 	// ClaimLease takes the lease for a run: owner, expiry, id, user, now,
 	// returning n, created_at and LeaseCols. It matches a lease that is
-	// free, expired or the owner's, starts a new epoch and marks the
-	// session running. No row: another owner holds it (or no such
-	// session).
+	// free, expired or the owner's, starts a new epoch, marks the session
+	// running and notes where the run's events start (run_seq). No row:
+	// another owner holds it (or no such session).
 	ClaimLease string
 	// LeaseOf: id, user.
 	LeaseOf string
@@ -115,7 +115,7 @@ var shared = Queries{
 		ORDER BY created_at, n LIMIT $2`,
 	HeldBy: `SELECT user_id, id FROM sessions WHERE lease_owner = $1 ORDER BY created_at, n LIMIT $2`,
 
-	ClaimLease: `UPDATE sessions SET lease_epoch = lease_epoch + 1, lease_owner = $1, lease_expires = $2, status = 'running'
+	ClaimLease: `UPDATE sessions SET lease_epoch = lease_epoch + 1, lease_owner = $1, lease_expires = $2, status = 'running', run_seq = last_seq
 		WHERE id = $3 AND user_id = $4 AND (lease_owner = $1 OR lease_owner = '' OR lease_expires <= $5)
 		RETURNING n, created_at, ` + LeaseCols,
 	LeaseOf:        `SELECT ` + LeaseCols + ` FROM sessions WHERE id = $1 AND user_id = $2`,

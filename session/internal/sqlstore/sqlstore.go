@@ -99,8 +99,8 @@ func (c TimeCol) Value() (driver.Value, error) { return c.T, nil }
 type Scanner interface{ Scan(dest ...any) error }
 
 // RecordCols are the columns ScanRecord reads: a session's record, its
-// status and its lease.
-const RecordCols = `id, user_id, agent_id, name, config, created_at, updated_at, status, lease_owner, lease_expires, lease_epoch`
+// status, its lease and where its log stands.
+const RecordCols = `id, user_id, agent_id, name, config, created_at, updated_at, status, lease_owner, lease_expires, lease_epoch, run_seq, last_seq`
 
 // ScanRecord reads RecordCols, then extra.
 func ScanRecord(row Scanner, extra ...any) (session.Record, error) {
@@ -108,7 +108,7 @@ func ScanRecord(row Scanner, extra ...any) (session.Record, error) {
 	var created, updated, expires TimeCol
 	var cfg []byte
 	var status string
-	dest := append([]any{&r.ID, &r.UserID, &r.AgentID, &r.Name, &cfg, &created, &updated, &status, &r.Lease.Owner, &expires, &r.Lease.Epoch}, extra...)
+	dest := append([]any{&r.ID, &r.UserID, &r.AgentID, &r.Name, &cfg, &created, &updated, &status, &r.Lease.Owner, &expires, &r.Lease.Epoch, &r.RunSeq, &r.LastSeq}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return session.Record{}, err
 	}

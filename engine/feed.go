@@ -78,20 +78,8 @@ type Feed struct {
 // live events. A run on another process sharing the store is followed as
 // one here is (replicas.go).
 func (e *Engine) Follow(ctx context.Context, key session.Key, from Cursor) (*Feed, error) {
-	if e.Draining() {
-		return nil, errDraining
-	}
-	sub, why := e.hub.subscribe(key, e.cfg.MaxStreamClients)
-	switch why {
-	case refusedClosed:
-		return nil, errShuttingDown
-	case refusedTopic:
-		return nil, newError(ErrTooMany, "too many stream clients on this session")
-	case refusedTotal:
-		// The engine's load, not this follower's doing: come back as the
-		// streams of others end.
-		err := newError(ErrUnavailable, "too many streams open on this server")
-		err.RetryAfter = 1
+	sub, err := e.subscribe(key)
+	if err != nil {
 		return nil, err
 	}
 	f := &Feed{e: e, key: key, sub: sub, last: from.After}
@@ -130,6 +118,42 @@ func (e *Engine) Follow(ctx context.Context, key session.Key, from Cursor) (*Fee
 		}
 	}
 	return f, nil
+}
+
+// FollowNew opens a feed of a session the caller has just created (rec,
+// as CreateSession returned it) and whose id it has given nobody yet: its
+// log is empty and no run can have started on it, so the feed reads
+// nothing; every event reaches it live.
+func (e *Engine) FollowNew(rec session.Record) (*Feed, error) {
+	k := session.Key{UserID: rec.UserID, SessionID: rec.ID}
+	sub, err := e.subscribe(k)
+	if err != nil {
+		return nil, err
+	}
+	e.hub.base(k, rec.LastSeq)
+	return &Feed{e: e, key: k, sub: sub, last: rec.LastSeq, live: rec.LastSeq}, nil
+}
+
+// subscribe adds a follower of k to the hub, unless the engine drains or
+// its limits refuse it.
+func (e *Engine) subscribe(k session.Key) (*subscriber, error) {
+	if e.Draining() {
+		return nil, errDraining
+	}
+	sub, why := e.hub.subscribe(k, e.cfg.MaxStreamClients)
+	switch why {
+	case refusedClosed:
+		return nil, errShuttingDown
+	case refusedTopic:
+		return nil, newError(ErrTooMany, "too many stream clients on this session")
+	case refusedTotal:
+		// The engine's load, not this follower's doing: come back as the
+		// streams of others end.
+		err := newError(ErrUnavailable, "too many streams open on this server")
+		err.RetryAfter = 1
+		return nil, err
+	}
+	return sub, nil
 }
 
 // Last is the sequence of the last event the feed gave (its cursor at the

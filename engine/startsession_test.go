@@ -81,8 +81,8 @@ func TestFollowAtTheEndReadsNoLog(t *testing.T) {
 	}
 }
 
-// StartSession starts on the record the caller holds, reading it no
-// more; a session deleted since is ErrNotFound and nothing runs, and the
+// FollowNew and StartSession start on the record of a session just made,
+// reading it no more, and the run's events all reach the feed; a session deleted since is ErrNotFound and nothing runs, and the
 // record's agent must be the one asked for.
 func TestStartSession(t *testing.T) {
 	var cs *countingStore
@@ -95,8 +95,8 @@ func TestStartSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := session.Key{UserID: user, SessionID: rec.ID}
-	feed, err := r.eng.Follow(ctx, k, engine.Cursor{})
+	gets, reads := cs.gets.Load(), cs.reads.Load()
+	feed, err := r.eng.FollowNew(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,15 +104,14 @@ func TestStartSession(t *testing.T) {
 	if _, err := r.eng.StartSession(ctx, rec, "a2", userText("hi")); !errors.Is(err, engine.ErrNotFound) {
 		t.Fatalf("another agent: %v", err)
 	}
-	gets := cs.gets.Load()
 	run, err := r.eng.StartSession(ctx, rec, "a1", userText("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := cs.gets.Load() - gets; n != 0 {
-		t.Fatalf("StartSession read the session %d times", n)
-	}
 	evs := until(t, feed, event.TypeReplyEnd)
+	if g, r := cs.gets.Load()-gets, cs.reads.Load()-reads; g != 0 || r != 0 {
+		t.Fatalf("FollowNew and StartSession read the session %d times, the log %d", g, r)
+	}
 	<-run.Done()
 	if run.FirstSeq() != 1 || run.LastSeq() != int64(len(evs)) {
 		t.Fatalf("run %d–%d, %d events", run.FirstSeq(), run.LastSeq(), len(evs))

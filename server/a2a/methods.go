@@ -125,8 +125,13 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 		in = engine.Messages(m)
 		// Subscribed before the run starts, from the log's end, so none
 		// of the run's events is missed; the engine's Run tells them from
-		// those of another client's run that may come in between.
-		feed, err = h.eng.Follow(ctx, k, engine.Cursor{})
+		// those of another client's run that may come in between. A
+		// context made here has no log and no other client yet.
+		if created {
+			feed, err = h.eng.FollowNew(rec)
+		} else {
+			feed, err = h.eng.Follow(ctx, k, engine.Cursor{})
+		}
 	}
 	if err != nil {
 		h.abandon(k, created)

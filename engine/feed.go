@@ -61,6 +61,11 @@ type Feed struct {
 	key  session.Key
 	sub  *subscriber
 	last int64
+	// live is the log's last sequence as read once subscribed: every
+	// event after it reaches the feed through sub (a publish here, or the
+	// hub's reader for another process's), so a replay from at or past it
+	// has nothing to read.
+	live int64
 }
 
 // Follow opens a feed of the session's events from cursor. It is
@@ -73,35 +78,22 @@ type Feed struct {
 // live events. A run on another process sharing the store is followed as
 // one here is (replicas.go).
 func (e *Engine) Follow(ctx context.Context, key session.Key, from Cursor) (*Feed, error) {
-	if _, err := e.Session(ctx, key); err != nil {
-		return nil, err
-	}
-	if e.Draining() {
-		return nil, errDraining
-	}
-	sub, why := e.hub.subscribe(key, e.cfg.MaxStreamClients)
-	switch why {
-	case refusedClosed:
-		return nil, errShuttingDown
-	case refusedTopic:
-		return nil, newError(ErrTooMany, "too many stream clients on this session")
-	case refusedTotal:
-		// The engine's load, not this follower's doing: come back as the
-		// streams of others end.
-		err := newError(ErrUnavailable, "too many streams open on this server")
-		err.RetryAfter = 1
+	sub, err := e.subscribe(key)
+	if err != nil {
 		return nil, err
 	}
 	f := &Feed{e: e, key: key, sub: sub, last: from.After}
-	if from.Set && e.hub.based(key) {
-		return f, nil
-	}
 	// Read after subscribing: whatever is appended from now on reaches
-	// the feed live.
+	// the feed live. The one read both checks that the user has the
+	// session and gives where its log stands.
 	rec, err := e.store.GetSession(ctx, key)
 	if err != nil {
 		f.Close()
 		return nil, storeErr(err)
+	}
+	f.live = rec.LastSeq
+	if from.Set && e.hub.based(key) {
+		return f, nil
 	}
 	e.hub.base(key, rec.LastSeq)
 	if !from.Set {
@@ -128,6 +120,42 @@ func (e *Engine) Follow(ctx context.Context, key session.Key, from Cursor) (*Fee
 	return f, nil
 }
 
+// FollowNew opens a feed of a session the caller has just created (rec,
+// as CreateSession returned it) and whose id it has given nobody yet: its
+// log is empty and no run can have started on it, so the feed reads
+// nothing; every event reaches it live.
+func (e *Engine) FollowNew(rec session.Record) (*Feed, error) {
+	k := session.Key{UserID: rec.UserID, SessionID: rec.ID}
+	sub, err := e.subscribe(k)
+	if err != nil {
+		return nil, err
+	}
+	e.hub.base(k, rec.LastSeq)
+	return &Feed{e: e, key: k, sub: sub, last: rec.LastSeq, live: rec.LastSeq}, nil
+}
+
+// subscribe adds a follower of k to the hub, unless the engine drains or
+// its limits refuse it.
+func (e *Engine) subscribe(k session.Key) (*subscriber, error) {
+	if e.Draining() {
+		return nil, errDraining
+	}
+	sub, why := e.hub.subscribe(k, e.cfg.MaxStreamClients)
+	switch why {
+	case refusedClosed:
+		return nil, errShuttingDown
+	case refusedTopic:
+		return nil, newError(ErrTooMany, "too many stream clients on this session")
+	case refusedTotal:
+		// The engine's load, not this follower's doing: come back as the
+		// streams of others end.
+		err := newError(ErrUnavailable, "too many streams open on this server")
+		err.RetryAfter = 1
+		return nil, err
+	}
+	return sub, nil
+}
+
 // Last is the sequence of the last event the feed gave (its cursor at the
 // start).
 func (f *Feed) Last() int64 { return f.last }
@@ -136,7 +164,11 @@ func (f *Feed) Last() int64 { return f.last }
 // now, in pages. Call it once, before Live.
 func (f *Feed) Replay(ctx context.Context) iter.Seq2[[]Entry, error] {
 	return func(yield func([]Entry, error) bool) {
-		for {
+		// A feed at the log's end, as it stood when it subscribed, gets
+		// the rest live: no read (a run's first events, which a transport
+		// that subscribed just before starting the run waits for, come
+		// from memory rather than from the store).
+		for f.last < f.live {
 			evs, err := f.e.store.ReadEvents(ctx, f.key, f.last, replayPage)
 			if err != nil {
 				yield(nil, err)

@@ -590,9 +590,15 @@ type item struct {
 	terminal bool
 }
 
-// arenaSize is the size of one encoding arena; a full one is left to the
-// events still referring to it and a new one started.
-const arenaSize = 64 << 10
+// Encoding arenas: a full one is left to the events still referring to it
+// and a new one started, twice the size of the last up to arenaSize. Most
+// replies are short (a few events of a few hundred bytes): a run starts
+// with a small arena, so it does not make 64 KiB of garbage each time,
+// and a long one soon encodes into 64 KiB ones.
+const (
+	firstArena = 4 << 10
+	arenaSize  = 64 << 10
+)
 
 func newWriter(r *run) *writer {
 	w := &writer{r: r, ch: make(chan item, 4*maxBatch), result: make(chan []json.RawMessage, 1)}
@@ -603,7 +609,7 @@ func newWriter(r *run) *writer {
 // encode returns e's JSON, in the arena (run goroutine only).
 func (w *writer) encode(e event.Event) []byte {
 	if cap(w.buf)-len(w.buf) < 1024 {
-		w.buf = make([]byte, 0, arenaSize)
+		w.buf = make([]byte, 0, min(max(2*cap(w.buf), firstArena), arenaSize))
 	}
 	start := len(w.buf)
 	w.buf = e.AppendJSON(w.buf)

@@ -176,6 +176,21 @@ func (e *Engine) Start(ctx context.Context, k session.Key, agentID string, in In
 	if err != nil {
 		return nil, err
 	}
+	return e.start(ctx, k, agentID, rec, in)
+}
+
+// StartSession is Start on a session the caller has just created or read
+// (rec, of user rec.UserID): it saves Start's read of the record. A
+// session deleted since is ErrNotFound all the same (the run's first
+// transaction finds no session); its permission mode is rec's.
+func (e *Engine) StartSession(ctx context.Context, rec session.Record, agentID string, in Input) (*Run, error) {
+	if err := in.check(); err != nil {
+		return nil, err
+	}
+	return e.start(ctx, session.Key{UserID: rec.UserID, SessionID: rec.ID}, agentID, rec, in)
+}
+
+func (e *Engine) start(ctx context.Context, k session.Key, agentID string, rec session.Record, in Input) (*Run, error) {
 	if rec.AgentID != agentID {
 		return nil, errAgentNotFound
 	}

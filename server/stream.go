@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/agentscope-go/agentscope/engine"
@@ -27,6 +28,11 @@ func sinceOf(r *http.Request) (c engine.Cursor, ok bool) {
 	}
 	return engine.After(n), true
 }
+
+// streamWriters are the streams' 32 KiB write buffers, reused: a client
+// that opens a stream per reply would otherwise make one of garbage each
+// time.
+var streamWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 32<<10) }}
 
 // appendFrame appends one event as an SSE frame: "id: <seq>\ndata: <json>\n\n".
 func appendFrame(b []byte, e engine.Entry) []byte {
@@ -72,7 +78,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, user string) {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	bw := bufio.NewWriterSize(w, 32<<10)
+	bw := streamWriters.Get().(*bufio.Writer)
+	bw.Reset(w)
+	defer func() { bw.Reset(nil); streamWriters.Put(bw) }()
 	writeTimeout := max(2*s.cfg.Heartbeat, 10*time.Second)
 	flush := func() bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))

@@ -49,6 +49,7 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 	var (
 		t       *tracker
 		k       session.Key
+		rec     session.Record // the new message's context, read or made here
 		in      engine.Input
 		feed    *engine.Feed
 		err     error
@@ -88,7 +89,7 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 		}
 		if msg.ContextID != "" {
 			k = session.Key{UserID: c.user, SessionID: msg.ContextID}
-			rec, err := h.eng.Session(ctx, k)
+			rec, err = h.eng.Session(ctx, k)
 			if errors.Is(err, engine.ErrNotFound) || (err == nil && rec.AgentID != c.agentID) {
 				h.fail(c.w, c.id, invalid("params.message.contextId %q is not a conversation of yours with this agent: omit it to start one", cut(msg.ContextID, 80)))
 				return
@@ -111,7 +112,7 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 				return
 			}
 		} else {
-			rec, err := h.eng.CreateSession(ctx, engine.NewSession{UserID: c.user, AgentID: c.agentID})
+			rec, err = h.eng.CreateSession(ctx, engine.NewSession{UserID: c.user, AgentID: c.agentID})
 			if err != nil {
 				h.fail(c.w, c.id, err)
 				return
@@ -124,15 +125,26 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 		in = engine.Messages(m)
 		// Subscribed before the run starts, from the log's end, so none
 		// of the run's events is missed; the engine's Run tells them from
-		// those of another client's run that may come in between.
-		feed, err = h.eng.Follow(ctx, k, engine.Cursor{})
+		// those of another client's run that may come in between. A
+		// context made here has no log and no other client yet.
+		if created {
+			feed, err = h.eng.FollowNew(rec)
+		} else {
+			feed, err = h.eng.Follow(ctx, k, engine.Cursor{})
+		}
 	}
 	if err != nil {
 		h.abandon(k, created)
 		h.fail(c.w, c.id, err)
 		return
 	}
-	run, err := h.eng.Start(ctx, k, c.agentID, in)
+	var run *engine.Run
+	if rec.ID != "" {
+		// The record is at hand: the engine need not read it again.
+		run, err = h.eng.StartSession(ctx, rec, c.agentID, in)
+	} else {
+		run, err = h.eng.Start(ctx, k, c.agentID, in)
+	}
 	if err != nil {
 		feed.Close()
 		h.abandon(k, created)

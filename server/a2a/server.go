@@ -643,13 +643,35 @@ func (s *sse) send(v ...StreamResponse) error {
 	var b []byte
 	for _, r := range v {
 		b = append(b, "data: "...)
-		b = append(b, marshal(Response{JSONRPC: "2.0", ID: s.id, Result: marshal(r)})...)
+		b = appendResult(b, s.id, marshal(r))
 		b = append(b, "\n\n"...)
 	}
 	if len(b) == 0 {
 		return nil
 	}
 	return s.write(b)
+}
+
+// appendResult appends the JSON-RPC response {"jsonrpc":"2.0","id":id,
+// "result":result} as marshal(Response{…}) writes it, without marshalling
+// the result a second time: result is marshal's (compact) output, and an
+// id is compacted as encoding/json would (an absent one is null).
+func appendResult(b []byte, id json.RawMessage, result []byte) []byte {
+	idJS := []byte("null")
+	if len(id) > 0 {
+		var c bytes.Buffer
+		if json.Compact(&c, id) != nil {
+			return append(b, marshal(Response{JSONRPC: "2.0", ID: id, Result: result})...)
+		}
+		idJS = c.Bytes()
+	}
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, idJS...)
+	if len(result) > 0 {
+		b = append(b, `,"result":`...)
+		b = append(b, result...)
+	}
+	return append(b, '}')
 }
 
 func (s *sse) fail(e *Error) error {

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -437,13 +438,16 @@ type slab[T any] struct {
 	n   int
 }
 
-const slabSize = 32
+// slabBytes bounds a block: 8 KiB of events (about 85 text deltas) keeps
+// a long stream at one allocation per 85 events while a block kept alive
+// by one retained event stays small.
+const slabBytes = 8 << 10
 
 func (s *slab[T]) next() *T {
 	if len(s.buf) == 0 {
 		// Start small (most replies stream few deltas of a kind), then
-		// grow to slabSize.
-		s.n = min(max(2*s.n, 4), slabSize)
+		// grow to slabBytes.
+		s.n = min(max(2*s.n, 4), max(slabBytes/int(unsafe.Sizeof(*new(T))), 4))
 		s.buf = make([]T, s.n)
 	}
 	p := &s.buf[0]

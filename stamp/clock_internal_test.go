@@ -28,10 +28,16 @@ func TestWallNowTracksTheClock(t *testing.T) {
 // A stale anchor (older than a second) is renewed rather than extended.
 func TestWallNowRenewsStaleAnchor(t *testing.T) {
 	old := time.Now().Add(-2 * time.Second)
-	clockAnchor.Store(&old)
+	clockAnchor.Store(&anchor{t: old, ns: old.UnixNano()})
 	before := time.Now()
 	wallNow()
-	if a := clockAnchor.Load(); a.Before(before) {
-		t.Fatalf("anchor %v not renewed (before %v)", *a, before)
+	if a := clockAnchor.Load(); a.t.Before(before) {
+		t.Fatalf("anchor %v not renewed (before %v)", a.t, before)
+	}
+	// wallNanos renews a stale anchor too, and agrees with the wall clock.
+	clockAnchor.Store(&anchor{t: old, ns: old.UnixNano()})
+	before = time.Now()
+	if ns := wallNanos(); ns < before.UnixNano() {
+		t.Fatalf("wallNanos %d before the wall clock %d", ns, before.UnixNano())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -333,8 +334,10 @@ func (m *Model) Stream(ctx context.Context, req *model.Request) iter.Seq2[model.
 			yield(model.Chunk{Parts: t.final, Usage: t.usage}, nil)
 			return
 		}
-		// The Parts slice is reused between chunks, as the contract allows.
-		var parts []model.Part
+		// Each chunk hands out the compiled step's own parts (clipped, so
+		// an append cannot reach the next step's): copying them per chunk
+		// was a tenth of a streamed text chunk's cost. Consumers read a
+		// chunk's parts; they never write to them.
 		for _, s := range t.steps {
 			if err := s.fail(ctx); err != nil {
 				yield(model.Chunk{}, err)
@@ -343,8 +346,7 @@ func (m *Model) Stream(ctx context.Context, req *model.Request) iter.Seq2[model.
 			if s.isP || (len(s.parts) == 0 && s.usage == nil) {
 				continue
 			}
-			parts = append(parts[:0], s.parts...)
-			if !yield(model.Chunk{Parts: parts, Usage: s.usage}, nil) {
+			if !yield(model.Chunk{Parts: slices.Clip(s.parts), Usage: s.usage}, nil) {
 				return
 			}
 		}

@@ -405,7 +405,7 @@ func (a *analyzer) call(st *syntax.Stmt, c *syntax.CallExpr, dir *dirState, redi
 			}
 		}
 	}
-	if spec := commands[name.value]; spec != nil {
+	if spec := commands()[name.value]; spec != nil {
 		p.autoEdit = spec.autoEdit
 	}
 	if name.value == "sed" && kind == partEdit {
@@ -433,7 +433,7 @@ func (a *analyzer) command(name string, args []arg, dir *dirState) (partKind, st
 	case "cd":
 		return a.cd(args, dir)
 	}
-	spec, ok := commands[name]
+	spec, ok := commands()[name]
 	if !ok {
 		return partOther, "not a known read-only command"
 	}

@@ -88,6 +88,14 @@ func (e *Engine) Status(ctx context.Context, k session.Key) (session.Status, err
 	return st, storeErr(err)
 }
 
+// StatusOf is Status of a record the caller has just read (Feed.Session,
+// Session): the store is read only for a row whose status it cannot vouch
+// for.
+func (e *Engine) StatusOf(ctx context.Context, rec session.Record) (session.Status, error) {
+	st, err := e.statusOf(ctx, session.Key{UserID: rec.UserID, SessionID: rec.ID}, rec)
+	return st, storeErr(err)
+}
+
 // UpdateSession changes a session's name or settings; ErrBusy while a run
 // holds it.
 func (e *Engine) UpdateSession(ctx context.Context, k session.Key, p session.Patch) (session.Record, error) {

@@ -168,8 +168,10 @@ func listPage(agent, after bool) string {
 		where += ` AND created_at <= ` + c + ` AND (created_at < ` + c + ` OR n < ` + n + `)`
 		next += 2
 	}
-	return `SELECT ` + RecordCols + `, ` + totalOf(agent) + ` FROM sessions WHERE ` + where +
-		fmt.Sprintf(` ORDER BY created_at DESC, n DESC LIMIT $%d OFFSET $%d`, next, next+1)
+	// The page's rows are picked off the index alone (it holds n), and
+	// only then read: an offset skips index entries, not rows.
+	return `SELECT ` + RecordCols + `, ` + totalOf(agent) + ` FROM sessions WHERE n IN (SELECT n FROM sessions WHERE ` + where +
+		fmt.Sprintf(` ORDER BY created_at DESC, n DESC LIMIT $%d OFFSET $%d) ORDER BY created_at DESC, n DESC`, next, next+1)
 }
 
 // totalOf is the count of a user's sessions (of one agent, $2), as a

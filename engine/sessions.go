@@ -55,7 +55,7 @@ type SessionInfo struct {
 }
 
 // Sessions lists the user's sessions of q (of one agent, when AgentID is
-// set; a page of them, with Limit and Offset), with their statuses, and
+// set; a page of them, with Limit, Offset and After), with their statuses, and
 // how many there are in all. A status is read with its record, from the
 // one row: no state is loaded (but a row from before the status column,
 // once).

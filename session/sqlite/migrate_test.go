@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func TestOpenTwice(t *testing.T) {
 		t.Fatalf("second open: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 5 || v[0] != 1 || v[1] != 2 || v[2] != 3 || v[3] != 4 || v[4] != 5 {
+	if v := versions(t, s); !slices.Equal(v, []int{1, 2, 3, 4, 5, 6}) {
 		t.Errorf("schema_migrations after two opens: %v", v)
 	}
 	if _, err := s.GetSession(t.Context(), session.Key{UserID: "u", SessionID: rec.ID}); err != nil {
@@ -99,7 +100,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 5 {
+	if v := versions(t, s); len(v) != 6 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusIdle {
@@ -375,7 +376,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 5 {
+	if v := versions(t, s); len(v) != 6 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusRunning {
@@ -425,4 +426,50 @@ func TestDeleteAgentLeavesNoRows(t *testing.T) {
 	if n := count(); n != 0 {
 		t.Errorf("%d rows left after delete", n)
 	}
+}
+
+// Version 6 counts the sessions already there per user and agent, and
+// from then on its triggers count every insert and delete, whichever
+// statement makes it (a raw one included): the listing's total is that
+// count, and it agrees with the rows at every step.
+func TestMigrateSessionCounts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v5.db")
+	old, err := open(t.Context(), Config{Path: path}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"s1", "s2", "s3"} {
+		oldSession(t, old, id)
+	}
+	exec(t, old, `UPDATE sessions SET agent_id = 'b' WHERE id = 's3'`)
+	old.Close()
+
+	s, err := Open(t.Context(), Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	check := func(when string, agent string, want int) {
+		t.Helper()
+		page, total, err := s.ListSessions(t.Context(), session.ListQuery{UserID: "u", AgentID: agent})
+		if err != nil || total != want || len(page) != want {
+			t.Errorf("%s: agent %q: total %d, %d records, %v; want %d", when, agent, total, len(page), err, want)
+		}
+	}
+	check("migrated", "", 3)
+	check("migrated", "a", 2)
+	check("migrated", "b", 1)
+	if _, err := s.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	oldSession(t, s, "s4")
+	check("after two inserts", "", 5)
+	check("after two inserts", "a", 3)
+	if err := s.DeleteSession(t.Context(), session.Key{UserID: "u", SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, s, `DELETE FROM sessions WHERE id = 's2'`)
+	check("after two deletes", "", 3)
+	check("after two deletes", "a", 1)
+	check("after two deletes", "b", 2)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/session/postgres/postgrestest"
+	"github.com/agentscope-go/agentscope/session/sessiontest"
 )
 
 func versions(t *testing.T, s *Store) []int {
@@ -428,27 +429,6 @@ func TestMigrateSessionCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	check := func(when string, agent string, want int) {
-		t.Helper()
-		page, total, err := s.ListSessions(t.Context(), session.ListQuery{UserID: "u", AgentID: agent})
-		if err != nil || total != want || len(page) != want {
-			t.Errorf("%s: agent %q: total %d, %d records, %v; want %d", when, agent, total, len(page), err, want)
-		}
-	}
-	check("migrated", "", 3)
-	check("migrated", "a", 2)
-	check("migrated", "b", 1)
-	if _, err := s.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "b"}); err != nil {
-		t.Fatal(err)
-	}
-	oldSession(t, s, "s4")
-	check("after two inserts", "", 5)
-	check("after two inserts", "a", 3)
-	if err := s.DeleteSession(t.Context(), session.Key{UserID: "u", SessionID: "s1"}); err != nil {
-		t.Fatal(err)
-	}
-	exec(t, s, `DELETE FROM sessions WHERE id = 's2'`)
-	check("after two deletes", "", 3)
-	check("after two deletes", "a", 1)
-	check("after two deletes", "b", 2)
+	sessiontest.MigratedCounts(t, s, func(id string) { oldSession(t, s, id) },
+		func(id string) { exec(t, s, `DELETE FROM sessions WHERE id = '`+id+`'`) })
 }

@@ -329,8 +329,8 @@ func TestRescueOwnLeasesAtStart(t *testing.T) {
 // A run that died after claiming its input and before logging anything
 // is closed as having opened and been cut there: a chat input's messages
 // join the transcript and a REPLY_START opens its reply; a confirmation
-// is logged with the REPLY_START that re-opens the parked reply. Either
-// reply then ends interrupted, every tool call answered, and the log's
+// is logged with the REPLY_START that re-opens the parked reply, as is
+// an interrupt of it. The reply then ends interrupted, every tool call answered, and the log's
 // fold is the transcript and the saved state. No tool runs.
 func TestRescueRunDeadBeforeItsFirstEvent(t *testing.T) {
 	const ttl = 300 * time.Millisecond
@@ -396,6 +396,29 @@ func TestRescueRunDeadBeforeItsFirstEvent(t *testing.T) {
 		}
 		if n, _ := e.store.PendingInputs(context.Background(), k); n != 0 {
 			t.Fatalf("%d inputs pending", n)
+		}
+	})
+	t.Run("interrupt", func(t *testing.T) {
+		e := newEnv(t, []scripted.Turn{noteTurn}, fast)
+		sid := e.createSession()
+		k := session.Key{UserID: user, SessionID: sid}
+		s := e.openStream(sid, "")
+		if r := e.chat(sid, userMsg("note milk")); r.code != 200 {
+			t.Fatalf("chat %d %s", r.code, r.body)
+		}
+		parked := s.until(event.TypeRequireUserConfirm)
+		e.waitStatus(sid, "awaiting_permission")
+		stop := &event.UserInterrupt{}
+		event.Stamp(stop, nil)
+		deadRunOf(t, e.store, k, "dead-process", ttl, string(event.Marshal(stop)), nil)
+		evs := s.until(event.TypeReplyEnd)
+		checkSeqs(t, append(parked, evs...), 1)
+		if got := types(evs); got != "REPLY_START TOOL_RESULT_START TOOL_RESULT_TEXT_DELTA TOOL_RESULT_END REPLY_END" {
+			t.Fatalf("rescue logged %s", got)
+		}
+		e.waitStatus(sid, "idle")
+		if msgs := checkLogFold(t, e, k); len(msgs) != 2 {
+			t.Fatalf("transcript has %d messages", len(msgs))
 		}
 	})
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"cmp"
+	"hash/maphash"
 	"maps"
 	"slices"
 	"strconv"
@@ -30,21 +31,26 @@ var (
 type metrics struct {
 	// replica labels every sample (Config.Owner, when given: a random
 	// owner would make new series at each start); "" none.
-	replica      string
-	mu           sync.Mutex
-	notices      map[string]uint64        // by kind
-	runs         map[string]uint64        // by outcome
-	parked       map[session.Key]struct{} // sessions this process parked
-	modelLatency map[string]*histogram    // by model
-	modelTokens  map[[2]string]uint64     // by model and "input"/"output"
-	modelErrors  map[string]uint64        // by model
-	toolLatency  map[string]*histogram    // by tool
-	toolResults  map[[2]string]uint64     // by tool and result state
+	replica string
+	mu      sync.Mutex
+	notices map[string]uint64 // by kind
+	runs    map[string]uint64 // by outcome
+	// parked are the sessions this process parked, by parkedKey: a
+	// parked session costs the process this entry and nothing else, so
+	// it holds a hash, not the key's strings (a collision of two parked
+	// sessions would count them once).
+	parked       map[uint64]struct{}
+	seed         maphash.Seed
+	modelLatency map[string]*histogram // by model
+	modelTokens  map[[2]string]uint64  // by model and "input"/"output"
+	modelErrors  map[string]uint64     // by model
+	toolLatency  map[string]*histogram // by tool
+	toolResults  map[[2]string]uint64  // by tool and result state
 }
 
 func newMetrics() *metrics {
 	return &metrics{
-		runs: map[string]uint64{}, parked: map[session.Key]struct{}{}, notices: map[string]uint64{},
+		runs: map[string]uint64{}, parked: map[uint64]struct{}{}, seed: maphash.MakeSeed(), notices: map[string]uint64{},
 		modelLatency: map[string]*histogram{}, modelTokens: map[[2]string]uint64{}, modelErrors: map[string]uint64{},
 		toolLatency: map[string]*histogram{}, toolResults: map[[2]string]uint64{},
 	}
@@ -159,16 +165,26 @@ func (m *metrics) runEnded(k session.Key, rm *runMeter) {
 	defer m.mu.Unlock()
 	m.runs[rm.outcome]++
 	if strings.HasPrefix(rm.outcome, "awaiting_") {
-		m.parked[k] = struct{}{}
+		m.parked[m.parkedKey(k)] = struct{}{}
 	} else {
-		delete(m.parked, k)
+		delete(m.parked, m.parkedKey(k))
 	}
+}
+
+// parkedKey is k's entry in parked.
+func (m *metrics) parkedKey(k session.Key) uint64 {
+	var h maphash.Hash
+	h.SetSeed(m.seed)
+	h.WriteString(k.UserID)
+	h.WriteByte(0) // no user id ends where another's session id begins
+	h.WriteString(k.SessionID)
+	return h.Sum64()
 }
 
 // forget drops a deleted session from the parked ones.
 func (m *metrics) forget(k session.Key) {
 	m.mu.Lock()
-	delete(m.parked, k)
+	delete(m.parked, m.parkedKey(k))
 	m.mu.Unlock()
 }
 

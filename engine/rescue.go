@@ -10,6 +10,7 @@ import (
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/stamp"
 	"github.com/agentscope-go/agentscope/state"
 )
 
@@ -91,7 +92,8 @@ func (e *Engine) rescue(ctx context.Context, k session.Key) error {
 
 // closeLeftovers closes, under the lease rs holds, the inputs a dead run
 // left (rs.Leftovers, claimed by BeginRun). One claimed before (its run
-// died: Attempts above 1) has its reply closed as interrupted; one never
+// died: Attempts above 1) has its reply closed as interrupted, opened
+// first when the run died before logging it (closeDangling); one never
 // claimed (the process died before its run started, and its client got no
 // answer) is dropped. Neither is run again, so no tool runs twice. It ends
 // as every run does (finishRun): the inputs done, the status of the state
@@ -165,8 +167,13 @@ func (e *Engine) agentName(ctx context.Context, k session.Key) string {
 // closeDangling is the end of the last reply of the log when its run died
 // in the middle: it rebuilds the reply's message by folding its events,
 // and agent.CloseCut answers its open tool calls as interrupted and ends
-// it with REPLY_END(interrupted) in st, the saved state (at version). A
-// reply that ended or parked leaves nothing to close (an end with st's
+// it with REPLY_END(interrupted) in st, the saved state (at version).
+// When the log's last reply ended or parked, the run (of rawInput) died
+// before its first event: it is closed as if it had logged its opening
+// (Input.opening, as a run logs it: a chat input's messages and a new
+// REPLY_START; a resume's event and the parked reply's REPLY_START) and
+// been cut right after, so the input is neither lost nor run. An input
+// its run would have refused leaves nothing to close (an end with st's
 // status only).
 func (e *Engine) closeDangling(ctx context.Context, k session.Key, name string, rawInput json.RawMessage, st *state.AgentState, version int64) (runEnd, error) {
 	unchanged := runEnd{status: statusOf(st, name)}
@@ -198,9 +205,35 @@ func (e *Engine) closeDangling(ctx context.Context, k session.Key, name string, 
 			break
 		}
 	}
+	in, inErr := parseInput(rawInput, true)
+	var (
+		opening []event.Event
+		msgs    []session.Message
+	)
 	switch lastType {
 	case "", event.TypeReplyEnd, event.TypeRequireUserConfirm, event.TypeRequireExternalExecution:
-		return unchanged, nil // the last reply ended or parked: nothing is open
+		// The last reply ended or parked: the dead run logged nothing of
+		// its own (its opening is logged before anything else of it, and
+		// its terminal event only with its end, which would have marked
+		// its input done). It is closed as having opened and been cut
+		// there, so its input is in the transcript and answered.
+		if inErr != nil || !opens(in, st, name) || in.kind != inputMsgs && replyID != st.Reply.ReplyID {
+			// Refused as its run would have refused it, or a resume of a
+			// reply the log does not end with: left as it is.
+			return unchanged, nil
+		}
+		var first event.Event
+		if in.kind == inputMsgs {
+			start := &event.ReplyStart{SessionID: st.SessionID, ReplyID: stamp.NewID(), Name: name, Role: event.RoleAssistant}
+			event.Stamp(start, nil)
+			first = start
+			replyID, author, sessionID, created, events = start.ReplyID, start.Name, start.SessionID, start.CreatedAt, nil
+		}
+		opening, msgs = in.opening(st, name, first)
+		if first != nil {
+			opening = append(opening, first)
+		}
+		events = append(events, opening...)
 	}
 	reply, err := message.AssistantMsg(author, nil, message.WithID(replyID), message.WithCreatedAt(created))
 	if err != nil {
@@ -215,7 +248,7 @@ func (e *Engine) closeDangling(ctx context.Context, k session.Key, name string, 
 		}
 	}
 	var input []*message.Msg
-	if in, err := parseInput(rawInput, true); err == nil && in.kind == inputMsgs {
+	if inErr == nil && in.kind == inputMsgs {
 		input = in.msgs
 	}
 	if st.SessionID == "" {
@@ -225,9 +258,34 @@ func (e *Engine) closeDangling(ctx context.Context, k session.Key, name string, 
 	if err != nil {
 		return runEnd{}, err
 	}
-	batch := make([]json.RawMessage, len(closing))
-	for i, ev := range closing {
-		batch[i] = ev.AppendJSON(nil)
+	batch := make([]json.RawMessage, 0, len(opening)+len(closing))
+	for _, ev := range opening {
+		batch = append(batch, ev.AppendJSON(nil))
 	}
-	return runEnd{state: st.AppendJSON(nil), version: version, reply: reply, events: batch, status: statusOf(st, name)}, nil
+	for _, ev := range closing {
+		batch = append(batch, ev.AppendJSON(nil))
+	}
+	return runEnd{state: st.AppendJSON(nil), version: version, reply: reply, input: msgs, events: batch, status: statusOf(st, name)}, nil
+}
+
+// opens tells whether a run for in on st would have opened a reply: new
+// messages when no reply is parked; a resume, or an interrupt, of the
+// reply that is parked (the reply id checked as checkResume checks it).
+// The agent checks a resume further (which calls it answers) once it
+// runs; a dead run's resume that would have failed those checks is
+// closed all the same, its parked reply interrupted, which is a valid
+// end of it too.
+func opens(in Input, st *state.AgentState, name string) bool {
+	parked := st.HasAwaitingToolCalls(name)
+	switch in.kind {
+	case inputMsgs:
+		return !parked
+	case inputConfirm:
+		return parked && in.confirm.ReplyID == st.Reply.ReplyID
+	case inputExternal:
+		return parked && in.external.ReplyID == st.Reply.ReplyID
+	case inputInterrupt:
+		return parked
+	}
+	return false
 }

@@ -375,24 +375,7 @@ func (r *run) fold(ev event.Event) {
 // reply, with the first event unless it is terminal (then the writer holds
 // it back as any other).
 func (r *run) begin(ctx context.Context, first event.Event, w *writer) error {
-	var batch []event.Event
-	var msgs []session.Message
-	switch r.in.kind {
-	case inputMsgs:
-		msgs = make([]session.Message, len(r.in.msgs))
-		for i, m := range r.in.msgs {
-			msgs[i] = session.Message{ID: m.ID, JSON: m.AppendJSON(nil)}
-		}
-	case inputConfirm:
-		batch = append(batch, r.in.confirm)
-	case inputExternal:
-		batch = append(batch, r.in.external)
-	}
-	if _, ok := first.(*event.ReplyStart); !ok && r.in.kind != inputMsgs {
-		start := &event.ReplyStart{SessionID: r.st.SessionID, ReplyID: r.st.Reply.ReplyID, Name: r.spec.Name, Role: event.RoleAssistant}
-		event.Stamp(start, nil)
-		batch = append(batch, start)
-	}
+	batch, msgs := r.in.opening(r.st, r.spec.Name, first)
 	if !isTerminal(first) {
 		batch = append(batch, first)
 	}
@@ -425,6 +408,33 @@ func (r *run) begin(ctx context.Context, first event.Event, w *writer) error {
 		r.fold(ev)
 	}
 	return nil
+}
+
+// opening is what a run for in logs before its first event, first: the
+// input messages joining the transcript, and for a resume (or the
+// interrupt of a parked reply) the event that answers the park and the
+// REPLY_START that re-opens the reply st waits on, unless first is one.
+// The rescue of a run that died before logging it logs the same.
+func (in Input) opening(st *state.AgentState, name string, first event.Event) ([]event.Event, []session.Message) {
+	var batch []event.Event
+	var msgs []session.Message
+	switch in.kind {
+	case inputMsgs:
+		msgs = make([]session.Message, len(in.msgs))
+		for i, m := range in.msgs {
+			msgs[i] = session.Message{ID: m.ID, JSON: m.AppendJSON(nil)}
+		}
+	case inputConfirm:
+		batch = append(batch, in.confirm)
+	case inputExternal:
+		batch = append(batch, in.external)
+	}
+	if _, ok := first.(*event.ReplyStart); !ok && in.kind != inputMsgs {
+		start := &event.ReplyStart{SessionID: st.SessionID, ReplyID: st.Reply.ReplyID, Name: name, Role: event.RoleAssistant}
+		event.Stamp(start, nil)
+		batch = append(batch, start)
+	}
+	return batch, msgs
 }
 
 // storedReply returns the transcript's message of a parked reply (its
@@ -489,8 +499,11 @@ type runEnd struct {
 	state   json.RawMessage // nil: the state is left as it is
 	version int64           // the version state replaces
 	reply   *message.Msg    // the reply's message for the transcript, or nil
-	done    []int64         // the inputs the run answered
-	events  []json.RawMessage
+	// input are the messages of the run's input, stored before the
+	// reply, when no write of the run stored them yet (a rescue's).
+	input  []session.Message
+	done   []int64 // the inputs the run answered
+	events []json.RawMessage
 	// status is what the session does after the run (of the state it
 	// leaves).
 	status session.Status
@@ -524,8 +537,9 @@ const (
 // events) is what no reader may see.
 func (e *Engine) finishRun(ctx context.Context, key session.Key, lease session.Lease, end runEnd) {
 	re := session.RunEnd{State: end.state, StateVersion: end.version, Events: end.events, Done: end.done, Status: end.status}
+	re.Messages = end.input
 	if end.reply != nil {
-		re.Messages = []session.Message{{ID: end.reply.ID, JSON: end.reply.AppendJSON(nil)}}
+		re.Messages = append(re.Messages, session.Message{ID: end.reply.ID, JSON: end.reply.AppendJSON(nil)})
 	}
 	var (
 		written session.RunWritten

@@ -413,13 +413,17 @@ func leaseOf(ctx context.Context, st session.Store, k session.Key) (session.Leas
 }
 
 // deadRunOf leaves the store as a run of owner that died would: its lease
-// (for ttl), its input (a user message list, input) claimed, events logged.
+// (for ttl), its input (a user message list or a resume event, input)
+// claimed, events logged (none: it died before its first).
 func deadRunOf(t testing.TB, st session.Store, k session.Key, owner string, ttl time.Duration, input string, evs []event.Event) {
 	t.Helper()
 	ctx := context.Background()
 	run, err := st.BeginRun(ctx, k, session.RunBegin{Owner: owner, TTL: ttl, Input: json.RawMessage(input)})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(evs) == 0 {
+		return // it died before its first event
 	}
 	var batch []json.RawMessage
 	for _, ev := range evs {

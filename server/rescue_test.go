@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -323,4 +324,191 @@ func TestRescueOwnLeasesAtStart(t *testing.T) {
 	if n, _ := e.store.PendingInputs(ctx, theirs); n != 1 {
 		t.Fatalf("another owner's run: %d inputs pending, want 1", n)
 	}
+}
+
+// A run that died after claiming its input and before logging anything
+// is closed as having opened and been cut there: a chat input's messages
+// join the transcript and a REPLY_START opens its reply; a confirmation
+// is logged with the REPLY_START that re-opens the parked reply, as is
+// an interrupt of it. The reply then ends interrupted, every tool call answered, and the log's
+// fold is the transcript and the saved state. No tool runs.
+func TestRescueRunDeadBeforeItsFirstEvent(t *testing.T) {
+	const ttl = 300 * time.Millisecond
+	fast := func(c *server.Config) { c.Engine.LeaseTTL, c.Engine.RescueInterval = ttl, 50*time.Millisecond }
+	t.Run("chat", func(t *testing.T) {
+		e := newEnv(t, []scripted.Turn{textTurn}, fast)
+		sid := e.createSession()
+		k := session.Key{UserID: user, SessionID: sid}
+		s := e.openStream(sid, "")
+		deadRunOf(t, e.store, k, "dead-process", ttl, "["+userMsg("lost?")+"]", nil)
+		evs := s.until(event.TypeReplyEnd)
+		checkSeqs(t, evs, 1)
+		if got := types(evs); got != "REPLY_START REPLY_END" {
+			t.Fatalf("rescue logged %s", got)
+		}
+		if end := evs[1].ev.(*event.ReplyEnd); end.FinishedReason != event.ReplyInterrupted {
+			t.Fatalf("end %+v", end)
+		}
+		e.waitStatus(sid, "idle")
+		msgs := checkLogFold(t, e, k)
+		if len(msgs) != 2 || msgs[0].Role != event.RoleUser || !strings.Contains(string(msgs[0].AppendJSON(nil)), "lost?") {
+			t.Fatalf("transcript %v", msgs)
+		}
+		// The session goes on from there.
+		if r := e.chat(sid, userMsg("hello")); r.code != 200 {
+			t.Fatalf("chat after the rescue: %d %s", r.code, r.body)
+		}
+		next := s.until(event.TypeReplyEnd)
+		checkSeqs(t, next, 3)
+		e.waitStatus(sid, "idle")
+		if msgs := checkLogFold(t, e, k); len(msgs) != 4 {
+			t.Fatalf("transcript has %d messages after the next chat", len(msgs))
+		}
+	})
+	t.Run("confirm", func(t *testing.T) {
+		e := newEnv(t, []scripted.Turn{noteTurn}, fast)
+		sid := e.createSession()
+		k := session.Key{UserID: user, SessionID: sid}
+		s := e.openStream(sid, "")
+		if r := e.chat(sid, userMsg("note milk")); r.code != 200 {
+			t.Fatalf("chat %d %s", r.code, r.body)
+		}
+		parked := s.until(event.TypeRequireUserConfirm)
+		e.waitStatus(sid, "awaiting_permission")
+		deadRunOf(t, e.store, k, "dead-process", ttl, confirmJSON(t, e, sid, true), nil)
+		evs := s.until(event.TypeReplyEnd)
+		checkSeqs(t, append(parked, evs...), 1)
+		if got := types(evs); got != "USER_CONFIRM_RESULT REPLY_START TOOL_RESULT_START TOOL_RESULT_TEXT_DELTA TOOL_RESULT_END REPLY_END" {
+			t.Fatalf("rescue logged %s", got)
+		}
+		if rs := evs[1].ev.(*event.ReplyStart); rs.ReplyID != parked[0].ev.(*event.ReplyStart).ReplyID {
+			t.Fatalf("the rescue opened reply %s, not the parked one", rs.ReplyID)
+		}
+		if res := evs[4].ev.(*event.ToolResultEnd); res.State != block.ResultInterrupted || res.ToolCallID != "c1" {
+			t.Fatalf("tool result %+v", res)
+		}
+		e.waitStatus(sid, "idle")
+		if msgs := checkLogFold(t, e, k); len(msgs) != 2 {
+			t.Fatalf("transcript has %d messages", len(msgs))
+		}
+		if n := e.notes.Load(); n != 0 {
+			t.Fatalf("save_note ran %d times", n)
+		}
+		if n, _ := e.store.PendingInputs(context.Background(), k); n != 0 {
+			t.Fatalf("%d inputs pending", n)
+		}
+	})
+	t.Run("interrupt", func(t *testing.T) {
+		e := newEnv(t, []scripted.Turn{noteTurn}, fast)
+		sid := e.createSession()
+		k := session.Key{UserID: user, SessionID: sid}
+		s := e.openStream(sid, "")
+		if r := e.chat(sid, userMsg("note milk")); r.code != 200 {
+			t.Fatalf("chat %d %s", r.code, r.body)
+		}
+		parked := s.until(event.TypeRequireUserConfirm)
+		e.waitStatus(sid, "awaiting_permission")
+		stop := &event.UserInterrupt{}
+		event.Stamp(stop, nil)
+		deadRunOf(t, e.store, k, "dead-process", ttl, string(event.Marshal(stop)), nil)
+		evs := s.until(event.TypeReplyEnd)
+		checkSeqs(t, append(parked, evs...), 1)
+		if got := types(evs); got != "REPLY_START TOOL_RESULT_START TOOL_RESULT_TEXT_DELTA TOOL_RESULT_END REPLY_END" {
+			t.Fatalf("rescue logged %s", got)
+		}
+		e.waitStatus(sid, "idle")
+		if msgs := checkLogFold(t, e, k); len(msgs) != 2 {
+			t.Fatalf("transcript has %d messages", len(msgs))
+		}
+	})
+}
+
+// checkLogFold checks that the session's replies, folded from the whole
+// log, are the transcript's assistant messages, and that the saved state's
+// context is the transcript (message for message; the user's messages and
+// the interrupted replies exactly); it returns the transcript.
+func checkLogFold(t *testing.T, e *env, k session.Key) []*message.Msg {
+	t.Helper()
+	ctx := context.Background()
+	raw, err := e.store.ReadEvents(ctx, k, 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folds := map[string]*message.Msg{}
+	for _, r := range raw {
+		ev, err := event.Decode(r.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rs, ok := ev.(*event.ReplyStart); ok && folds[rs.ReplyID] == nil {
+			if folds[rs.ReplyID], err = message.AssistantMsg(rs.Name, nil, message.WithID(rs.ReplyID), message.WithCreatedAt(rs.CreatedAt)); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if rid, ok := event.ReplyIDOf(ev); ok && folds[rid] != nil {
+			if _, start := ev.(*event.ReplyStart); start {
+				continue
+			}
+			if err := folds[rid].AppendEvent(ev); err != nil {
+				t.Fatalf("fold %s: %v", ev.Type(), err)
+			}
+		}
+	}
+	page, err := e.store.ListMessages(ctx, k, session.MessageQuery{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []*message.Msg
+	replies := 0
+	for i, m := range page.Messages {
+		var msg message.Msg
+		if err := json.Unmarshal(m.JSON, &msg); err != nil {
+			t.Fatal(err)
+		}
+		if err := msg.Validate(); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		msgs = append(msgs, &msg)
+		if msg.Role != event.RoleAssistant {
+			continue
+		}
+		replies++
+		f := folds[msg.ID]
+		if f == nil {
+			t.Fatalf("reply %s of the transcript is not in the log", msg.ID)
+		}
+		if got, want := string(f.AppendJSON(nil)), string(m.JSON); got != want {
+			t.Fatalf("reply %s: the log folds to\n%s\nthe transcript holds\n%s", msg.ID, got, want)
+		}
+	}
+	if replies != len(folds) {
+		t.Fatalf("the log has %d replies, the transcript %d", len(folds), replies)
+	}
+	saved, err := e.store.LoadState(ctx, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct{ Context []json.RawMessage }
+	if err := json.Unmarshal(saved.JSON, &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Context) != len(page.Messages) {
+		t.Fatalf("the state's context has %d messages, the transcript %d", len(st.Context), len(page.Messages))
+	}
+	for i := range st.Context {
+		var a, b map[string]any
+		if json.Unmarshal(st.Context[i], &a) != nil || json.Unmarshal(page.Messages[i].JSON, &b) != nil {
+			t.Fatalf("context message %d: not JSON objects", i)
+		}
+		// A reply a run completed is in the state as the agent built it
+		// (its own block ids and stamps), in the transcript as the log
+		// folds; a user's message and a rescued reply are the same in
+		// both.
+		exact := b["role"] == "user" || b["finished_reason"] == string(event.ReplyInterrupted)
+		if a["id"] != b["id"] || a["role"] != b["role"] || exact && !reflect.DeepEqual(a, b) {
+			t.Fatalf("context message %d is\n%s\nthe transcript's\n%s", i, st.Context[i], page.Messages[i].JSON)
+		}
+	}
+	return msgs
 }

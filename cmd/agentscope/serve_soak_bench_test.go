@@ -42,8 +42,10 @@ func textModel(b *testing.B) string {
 // PostgreSQL database: 16 clients, each with a session of its own and its
 // stream open, post a chat to a replica at random (its stream on a
 // replica at random too) and wait for the reply's REPLY_END before the
-// next. Reported: runs/s over the whole loop, and p50/p99 from the POST
-// to the run's first frame on the stream.
+// next. Reported: runs/s over the whole loop, p50/p99 from the POST to
+// the run's first frame on the stream, and the CPU time per run of the
+// replicas, of the PostgreSQL server (postmaster and backends) and of
+// this process (the clients and the model), and their sum.
 func BenchmarkReplicasRuns(b *testing.B) {
 	bin := buildBinary(b)
 	llm := textModel(b)
@@ -52,10 +54,12 @@ func BenchmarkReplicasRuns(b *testing.B) {
 			db := postgrestest.Schema(b)
 			var c soakCluster
 			c.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+			meter := cpuMeter{pg: postmaster(b, db)}
 			for i := range 2 {
 				if i < replicas {
 					addr := freeAddr(b)
-					startServe(b, bin, addr, db, "--replica", fmt.Sprint("r", i), "--id", "bench", "--model", "openai-compatible:m@"+llm, "--tools", "none")
+					s := startServe(b, bin, addr, db, "--replica", fmt.Sprint("r", i), "--id", "bench", "--model", "openai-compatible:m@"+llm, "--tools", "none")
+					meter.serves = append(meter.serves, s.cmd.Process.Pid)
 					c.addrs[i] = addr
 				} else {
 					c.addrs[i] = c.addrs[0]
@@ -86,6 +90,7 @@ func BenchmarkReplicasRuns(b *testing.B) {
 			)
 			work := make(chan struct{}, clients)
 			b.ResetTimer()
+			cpu0 := meter.read(b)
 			start := time.Now()
 			for _, cl := range cs {
 				wg.Go(func() {
@@ -121,6 +126,7 @@ func BenchmarkReplicasRuns(b *testing.B) {
 			close(work)
 			wg.Wait()
 			elapsed := time.Since(start)
+			cpu1 := meter.read(b)
 			b.StopTimer()
 			for _, cl := range cs {
 				cl.f.stop()
@@ -130,6 +136,15 @@ func BenchmarkReplicasRuns(b *testing.B) {
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "runs/s")
 			b.ReportMetric(float64(first[len(first)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(first[len(first)*99/100].Microseconds())/1000, "p99-ms")
+			// CPU per run, whatever the cores: when it does not grow with
+			// the replicas, the runs/s a second replica adds is bounded
+			// by the cores it is given, not by the replicas' sharing.
+			perRun := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+			serve, pg, self := cpu1.serve-cpu0.serve, cpu1.pg-cpu0.pg, cpu1.self-cpu0.self
+			b.ReportMetric(perRun(serve+pg+self), "cpu-ms/run")
+			b.ReportMetric(perRun(serve), "serve-cpu-ms/run")
+			b.ReportMetric(perRun(pg), "pg-cpu-ms/run")
+			b.ReportMetric(perRun(self), "client-cpu-ms/run")
 		})
 	}
 }

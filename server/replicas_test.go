@@ -348,6 +348,17 @@ func TestDeleteOnAnotherReplica(t *testing.T) {
 // B a read per batch at most.
 func TestNoPollingWhileIdle(t *testing.T) {
 	a, b := newReplicas(t, []scripted.Turn{textTurn}, nil)
+	// B's listener, once connected, reads every followed session's log
+	// (notices may have been lost before): the stream opens after that.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		x := parseExposition(t, b.do("GET", "/metrics", "-", "").body)
+		if x.samples[`agentscope_store_notices_total{replica="B",kind="listening"}`] >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("B's listener did not connect")
+		}
+	}
 	sid := a.createSession()
 	onB := b.openStream(sid, "")
 	reads := func() float64 {

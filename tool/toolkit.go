@@ -81,6 +81,29 @@ func NewToolkit(tools []Tool, groups ...Group) (*Toolkit, error) {
 	return tk, nil
 }
 
+// Clone returns a toolkit with tk's groups and tools that changes (Add,
+// Remove, groups) made to either leave the other as it is. The tools and
+// their compiled schemas are shared, so a clone costs a few slices, not a
+// compilation: agents made from one configuration take a clone each,
+// since a run mounts tools of its own into its toolkit (the reply's
+// structured-output tool, an MCP server's tools) that no other run may
+// see.
+func (tk *Toolkit) Clone() *Toolkit {
+	tk.mu.RLock()
+	defer tk.mu.RUnlock()
+	c := &Toolkit{groups: make([]*group, len(tk.groups))}
+	for i, g := range tk.groups {
+		// An entry is never written once made (Add and Remove write new
+		// slices), so the clone's slice may hold the same ones.
+		ng := *g
+		ng.entries = slices.Clone(g.entries)
+		c.groups[i] = &ng
+	}
+	// reset_tools answers for its own toolkit's groups.
+	c.rebuildMeta()
+	return c
+}
+
 // AddGroup appends a group (with its tools): ErrDuplicateGroup if the name
 // exists, ErrReservedGroup for "basic", ErrGroupDescription without a
 // description, a *SchemaError for a tool with an unusable schema.

@@ -374,3 +374,73 @@ func TestToolkitConcurrentUse(t *testing.T) {
 		t.Fatalf("%d tools", n)
 	}
 }
+
+// A clone shares the tools but not the lists: what one adds or removes,
+// the other does not see, even while both are used at once.
+func TestToolkitClone(t *testing.T) {
+	tool1, tool2 := testTools(t)
+	search, err := tool.Func("web_search", "Search the web.", func(context.Context, struct{}) (string, error) { return "", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := tool.NewToolkit([]tool.Tool{tool1}, tool.Group{Name: "browsing", Description: "Browse.", Tools: []tool.Tool{search}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(tk *tool.Toolkit) []string {
+		var out []string
+		for _, s := range tk.Schemas([]string{"browsing"}) {
+			out = append(out, s.Name)
+		}
+		return out
+	}
+	want := names(orig)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := orig.Clone()
+			if got := names(c); !slices.Equal(got, want) {
+				t.Errorf("clone: %v, want %v", got, want)
+			}
+			if err := c.Add("", tool2); err != nil {
+				t.Error(err)
+			}
+			c.Remove("tool_1")
+			if err := c.RemoveGroup("browsing"); err != nil {
+				t.Error(err)
+			}
+			if got := names(c); !slices.Equal(got, []string{"tool_2"}) {
+				t.Errorf("changed clone: %v", got)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := names(orig); !slices.Equal(got, want) {
+		t.Fatalf("original after its clones changed: %v, want %v", got, want)
+	}
+	// The clone's reset_tools activates the clone's groups.
+	c := orig.Clone()
+	if err := c.AddGroup(tool.Group{Name: "extra", Description: "More.", Tools: []tool.Tool{tool2}}); err != nil {
+		t.Fatal(err)
+	}
+	reset, input, err := c.Prepare(&block.ToolCall{ID: "c1", Name: "reset_tools", Input: `{"extra": true}`}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st tool.Groups
+	res := (&tool.Runner{}).Collect(tool.WithState(context.Background(), &st), "c1", reset, input)
+	if res.State != block.ResultSuccess || !slices.Equal(st.ActivatedGroups(), []string{"extra"}) {
+		t.Fatalf("reset_tools on the clone: %s %v", res.State, st.ActivatedGroups())
+	}
+	reset, input, err = orig.Prepare(&block.ToolCall{ID: "c2", Name: "reset_tools", Input: `{"extra": true}`}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ost tool.Groups
+	(&tool.Runner{}).Collect(tool.WithState(context.Background(), &ost), "c2", reset, input)
+	if slices.Contains(ost.ActivatedGroups(), "extra") {
+		t.Fatalf("the original's reset_tools activated the clone's group: %v", ost.ActivatedGroups())
+	}
+}

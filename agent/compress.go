@@ -70,12 +70,11 @@ func (r *run) inputTokens(ctx context.Context, cfg *ContextConfig) (int, []*mess
 		return 0, nil, nil, err
 	}
 	tools := r.a.toolkit.Schemas(st.Tools.ActivatedGroups)
-	// The list is the agent's buffer, as the model input's is: counting
-	// runs before every reasoning step.
-	msgs := append(append(r.a.countBuf[:0], head...), st.Context...)
-	r.a.countBuf = msgs
+	// The list is the model input's buffer: counting runs before every
+	// reasoning step, and the context's messages then sit in the slots
+	// the model input finds them in.
+	msgs := r.a.fillInput(head, st.Context)
 	n, err := cfg.TokenCounter.CountTokens(ctx, msgs, tools)
-	clear(msgs) // the buffer must not keep messages alive
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("%w: %w", errCount, err)
 	}

@@ -83,7 +83,8 @@ type ContextSizer interface {
 // TokenCounter counts the tokens of a model input: the messages as the
 // model will get them (system prompt and summary first) and the tools
 // offered. A model adapter with a real tokenizer implements it to replace
-// the estimate.
+// the estimate. The msgs slice is the agent's buffer (the next model
+// input's), valid for the call only: a counter that keeps it copies it.
 type TokenCounter interface {
 	CountTokens(ctx context.Context, msgs []*message.Msg, tools []model.ToolSchema) (int, error)
 }

@@ -58,9 +58,9 @@ type Agent struct {
 	// middleware; only the reply's own goroutine touches it.
 	endSeen bool
 	soMu    sync.Mutex // guards the structured output written by its tool
-	msgBuf  []*message.Msg
-	// countBuf is the token count's message list, reused.
-	countBuf []*message.Msg
+	// msgBuf is the model input's message list and the token count's,
+	// reused step after step (see fillInput).
+	msgBuf []*message.Msg
 	// stamper stamps the events emitted on a reply's own goroutine (the
 	// loop's and the reasoning steps', not a concurrent batch's workers);
 	// one reply runs at a time. Event ids need to be unique, not

@@ -64,22 +64,32 @@ func summaryMsg(s block.Body) *message.Msg {
 
 // inputTokens counts the model input the next reasoning step would send.
 func (r *run) inputTokens(ctx context.Context, cfg *ContextConfig) (int, []*message.Msg, []model.ToolSchema, error) {
+	n, _, head, tools, err := r.countInput(ctx, cfg, false)
+	return n, head, tools, err
+}
+
+// countInput is inputTokens that, if images is set and the counter is an
+// Estimator, also counts the context's images in the same walk (-1: not
+// counted).
+func (r *run) countInput(ctx context.Context, cfg *ContextConfig, images bool) (n, nImages int, head []*message.Msg, tools []model.ToolSchema, err error) {
 	st := r.a.st
-	head, err := r.head(ctx)
+	head, err = r.head(ctx)
 	if err != nil {
-		return 0, nil, nil, err
+		return 0, 0, nil, nil, err
 	}
-	tools := r.a.toolkit.Schemas(st.Tools.ActivatedGroups)
-	// The list is the agent's buffer, as the model input's is: counting
-	// runs before every reasoning step.
-	msgs := append(append(r.a.countBuf[:0], head...), st.Context...)
-	r.a.countBuf = msgs
-	n, err := cfg.TokenCounter.CountTokens(ctx, msgs, tools)
-	clear(msgs) // the buffer must not keep messages alive
-	if err != nil {
-		return 0, nil, nil, fmt.Errorf("%w: %w", errCount, err)
+	tools = r.a.toolkit.Schemas(st.Tools.ActivatedGroups)
+	// The list is the model input's buffer: counting runs before every
+	// reasoning step, and the context's messages then sit in the slots
+	// the model input finds them in.
+	msgs := r.a.fillInput(head, st.Context)
+	if e, ok := cfg.TokenCounter.(*Estimator); ok && images {
+		n, nImages = e.count(msgs, tools, len(head))
+		return n, nImages, head, tools, nil
 	}
-	return n, head, tools, nil
+	if n, err = cfg.TokenCounter.CountTokens(ctx, msgs, tools); err != nil {
+		return 0, 0, nil, nil, fmt.Errorf("%w: %w", errCount, err)
+	}
+	return n, -1, head, tools, nil
 }
 
 // compress is the innermost compression handler (_compress_context_impl).
@@ -92,12 +102,32 @@ func (r *run) compress(ctx context.Context, in CompressInput) error {
 	if err != nil {
 		return err
 	}
-	if err := r.limitImages(ctx, &cfg); err != nil {
-		return err
-	}
-	tokens, head, tools, err := r.inputTokens(ctx, &cfg)
-	if err != nil {
-		return err
+	var tokens int
+	var head []*message.Msg
+	var tools []model.ToolSchema
+	if _, ok := cfg.TokenCounter.(*Estimator); ok {
+		// One walk over the context per step: the images are counted
+		// with the tokens, and evicted (then counted again) only past
+		// the limit.
+		var images int
+		if tokens, images, head, tools, err = r.countInput(ctx, &cfg, true); err != nil {
+			return err
+		}
+		if images > max(cfg.MaxImages, 0) {
+			if err := r.limitImages(ctx, &cfg); err != nil {
+				return err
+			}
+			if tokens, head, tools, err = r.inputTokens(ctx, &cfg); err != nil {
+				return err
+			}
+		}
+	} else {
+		if err := r.limitImages(ctx, &cfg); err != nil {
+			return err
+		}
+		if tokens, head, tools, err = r.inputTokens(ctx, &cfg); err != nil {
+			return err
+		}
 	}
 	threshold := cfg.TriggerRatio * float64(cfg.ContextSize)
 	if float64(tokens) < threshold {

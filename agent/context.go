@@ -83,7 +83,8 @@ type ContextSizer interface {
 // TokenCounter counts the tokens of a model input: the messages as the
 // model will get them (system prompt and summary first) and the tools
 // offered. A model adapter with a real tokenizer implements it to replace
-// the estimate.
+// the estimate. The msgs slice is the agent's buffer (the next model
+// input's), valid for the call only: a counter that keeps it copies it.
 type TokenCounter interface {
 	CountTokens(ctx context.Context, msgs []*message.Msg, tools []model.ToolSchema) (int, error)
 }
@@ -120,11 +121,20 @@ const DataBlockTokens = 2000
 
 // CountTokens implements TokenCounter; it never fails.
 func (e *Estimator) CountTokens(_ context.Context, msgs []*message.Msg, tools []model.ToolSchema) (int, error) {
+	n, _ := e.count(msgs, tools, len(msgs))
+	return n, nil
+}
+
+// count is CountTokens that also counts the images (as eachImage finds
+// them) of msgs[from:]: the step's image check and token count in one
+// walk over the context.
+func (e *Estimator) count(msgs []*message.Msg, tools []model.ToolSchema, from int) (tokens, images int) {
 	var n, data int
-	for _, m := range msgs {
+	for k, m := range msgs {
 		if m == nil {
 			continue
 		}
+		im := k >= from
 		for _, b := range m.Content {
 			switch b := b.(type) {
 			case *block.Text:
@@ -132,29 +142,33 @@ func (e *Estimator) CountTokens(_ context.Context, msgs []*message.Msg, tools []
 			case *block.Thinking:
 				n += len(b.Thinking)
 			case *block.Hint:
-				nb, nd := bodySize(b.Hint)
-				n, data = n+nb, data+nd
+				nb, nd, ni := bodySize(b.Hint, im)
+				n, data, images = n+nb, data+nd, images+ni
 			case *block.ToolCall:
 				n += len(b.Input)
 			case *block.ToolResult:
-				nb, nd := bodySize(b.Output)
-				n, data = n+nb, data+nd
+				nb, nd, ni := bodySize(b.Output, im)
+				n, data, images = n+nb, data+nd, images+ni
 			case *block.Data:
 				data++
+				if im && isImage(b) {
+					images++
+				}
 			}
 		}
 	}
 	if len(tools) > 0 {
 		n += e.toolsLen(tools)
 	}
-	return data*DataBlockTokens + int(float64(n)/4+0.5), nil
+	return data*DataBlockTokens + int(float64(n)/4+0.5), images
 }
 
 // bodySize is the text bytes and data blocks of a tool result's output or
-// a hint; other blocks nested there are not counted, as in the reference.
-func bodySize(b block.Body) (n, data int) {
+// a hint, and its images if im; other blocks nested there are not
+// counted, as in the reference.
+func bodySize(b block.Body, im bool) (n, data, images int) {
 	if b.Plain {
-		return len(b.Text), 0
+		return len(b.Text), 0, 0
 	}
 	for _, x := range b.Blocks {
 		switch x := x.(type) {
@@ -162,9 +176,12 @@ func bodySize(b block.Body) (n, data int) {
 			n += len(x.Text)
 		case *block.Data:
 			data++
+			if im && isImage(x) {
+				images++
+			}
 		}
 	}
-	return n, data
+	return n, data, images
 }
 
 func (e *Estimator) toolsLen(tools []model.ToolSchema) int {

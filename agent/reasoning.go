@@ -245,15 +245,17 @@ func (r *run) saveResponse(content []block.Block, usage *message.Usage) {
 }
 
 // modelInput assembles the request: the system prompt, the summary, the
-// context (not copied: the slice of the state's messages), the tools.
+// context, the tools. The messages are the agent's buffer (fillInput),
+// rewritten by the next step.
 func (r *run) modelInput(ctx context.Context, choice *model.ToolChoice) (*model.Request, error) {
 	a, st := r.a, r.a.st
 	prompt, err := a.systemPrompt(ctx)
 	if err != nil {
 		return nil, err
 	}
-	msgs := a.msgBuf[:0]
-	msgs = append(msgs, message.SystemText("system", prompt, message.WithStamp(a.src)))
+	var head [2]*message.Msg
+	head[0] = message.SystemText("system", prompt, message.WithStamp(a.src))
+	n := 1
 	if !(st.Summary.Plain && st.Summary.Text == "") && !(!st.Summary.Plain && len(st.Summary.Blocks) == 0) {
 		var sum *message.Msg
 		if st.Summary.Plain {
@@ -261,10 +263,9 @@ func (r *run) modelInput(ctx context.Context, choice *model.ToolChoice) (*model.
 		} else if sum, err = message.UserMsg("user", block.CloneList(st.Summary.Blocks), message.WithStamp(a.src)); err != nil {
 			return nil, err
 		}
-		msgs = append(msgs, sum)
+		head[1], n = sum, 2
 	}
-	msgs = append(msgs, st.Context...)
-	a.msgBuf = msgs
+	msgs := a.fillInput(head[:n], st.Context)
 	return &model.Request{
 		Messages:   slices.Clip(msgs),
 		Tools:      a.toolkit.Schemas(st.Tools.ActivatedGroups),
@@ -453,4 +454,38 @@ func (s *slab[T]) next() *T {
 	p := &s.buf[0]
 	s.buf = s.buf[1:]
 	return p
+}
+
+// fillInput sets the agent's message buffer to head then msgs and returns
+// it. A slot is written only when it holds another message: step after
+// step the context's messages sit in the same slots (the token count
+// fills the buffer just before the model input does), so an unchanged
+// prior message costs a compare, not a pointer write and its write
+// barrier while the GC marks. Slots past the end are cleared, so the
+// buffer keeps alive no message the context dropped beyond the ones it
+// still lists.
+func (a *Agent) fillInput(head, msgs []*message.Msg) []*message.Msg {
+	buf, n := a.msgBuf, len(head)+len(msgs)
+	old := len(buf)
+	if cap(buf) < n {
+		buf, old = make([]*message.Msg, n, n+n/4+8), 0
+	} else {
+		buf = buf[:n]
+	}
+	for i, m := range head {
+		if buf[i] != m {
+			buf[i] = m
+		}
+	}
+	tail := buf[len(head):]
+	for i, m := range msgs {
+		if tail[i] != m {
+			tail[i] = m
+		}
+	}
+	if old > n {
+		clear(buf[n:old])
+	}
+	a.msgBuf = buf
+	return buf
 }

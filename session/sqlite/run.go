@@ -27,41 +27,119 @@ func (s *Store) BeginRun(ctx context.Context, k session.Key, b session.RunBegin)
 	}
 	var run session.Run
 	err := s.write(ctx, func(tx *wtx) error {
-		now := s.now()
-		var n int64
-		var exp, created sqlstore.TimeCol
-		err := tx.QueryRowContext(ctx, d.Q.ClaimLease, b.Owner, us(now.Add(b.TTL)), k.SessionID, k.UserID, us(now)).
-			Scan(&n, &created, &run.Lease.Owner, &exp, &run.Lease.Epoch)
-		if errors.Is(err, sql.ErrNoRows) {
-			cur, err := sqlstore.ScanLease(tx.QueryRowContext(ctx, d.Q.LeaseOf, k.SessionID, k.UserID))
-			if errors.Is(err, sql.ErrNoRows) {
-				return sqlstore.NotFound(k)
-			}
-			if err != nil {
-				return err
-			}
-			return check.Leased(k, cur)
-		}
-		if err != nil {
-			return err
-		}
-		run.Lease.Expires, run.Created = exp.T, created.T
-		var version sql.NullInt64
-		var data []byte
-		if err := tx.QueryRowContext(ctx, d.Q.StateOf, n, b.Known).Scan(&version, &data); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		run.State = session.State{JSON: data, Version: version.Int64}
-		if run.Leftovers, err = claimLeftovers(ctx, tx, n); err != nil || len(run.Leftovers) > 0 || b.Input == nil {
-			return err
-		}
-		run.Input, err = sqlstore.ScanInput(tx.QueryRowContext(ctx, d.Q.EnqueueClaimed, n, []byte(b.Input), us(now)))
+		var err error
+		run, _, err = s.beginTx(ctx, tx, k, b)
 		return err
 	})
 	if err != nil {
 		return session.Run{}, err
 	}
 	return run, nil
+}
+
+// OpenRun is BeginRun with its transaction left open on the writer
+// connection (session.RunOpener): the opening's Commit writes the run's
+// first batch in it, so a run's start and first events are one commit.
+// Every other write waits on the one writer meanwhile.
+func (s *Store) OpenRun(ctx context.Context, k session.Key, b session.RunBegin) (session.Run, session.Opening, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return session.Run{}, nil, err
+	}
+	if err := check.RunBegin(b); err != nil {
+		return session.Run{}, nil, err
+	}
+	sqlTx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return session.Run{}, nil, fail(ctx, err)
+	}
+	tx := &wtx{tx: sqlTx, stmts: s.wstmts}
+	run, n, err := s.beginTx(ctx, tx, k, b)
+	if err != nil {
+		sqlTx.Rollback()
+		return session.Run{}, nil, fail(ctx, err)
+	}
+	return run, &opening{s: s, tx: tx, n: n}, nil
+}
+
+// beginTx is BeginRun's transaction; it returns the run and the session's
+// row number.
+func (s *Store) beginTx(ctx context.Context, tx *wtx, k session.Key, b session.RunBegin) (session.Run, int64, error) {
+	var run session.Run
+	now := s.now()
+	var n int64
+	var exp, created sqlstore.TimeCol
+	var cfg []byte
+	err := tx.QueryRowContext(ctx, qClaimRun, b.Owner, us(now.Add(b.TTL)), k.SessionID, k.UserID, us(now)).
+		Scan(&n, &created, &run.AgentID, &cfg, &run.Lease.Owner, &exp, &run.Lease.Epoch)
+	if errors.Is(err, sql.ErrNoRows) {
+		cur, err := sqlstore.ScanLease(tx.QueryRowContext(ctx, d.Q.LeaseOf, k.SessionID, k.UserID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return run, 0, sqlstore.NotFound(k)
+		}
+		if err != nil {
+			return run, 0, err
+		}
+		return run, 0, check.Leased(k, cur)
+	}
+	if err != nil {
+		return run, 0, err
+	}
+	run.Config = cfg
+	run.Lease.Expires, run.Created = exp.T, created.T
+	var version sql.NullInt64
+	var data []byte
+	if err := tx.QueryRowContext(ctx, d.Q.StateOf, n, b.Known).Scan(&version, &data); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return run, 0, err
+	}
+	run.State = session.State{JSON: data, Version: version.Int64}
+	if run.Leftovers, err = claimLeftovers(ctx, tx, n); err != nil || len(run.Leftovers) > 0 || b.Input == nil {
+		return run, n, err
+	}
+	run.Input, err = sqlstore.ScanInput(tx.QueryRowContext(ctx, d.Q.EnqueueClaimed, n, []byte(b.Input), us(now)))
+	return run, n, err
+}
+
+// opening is OpenRun's transaction, still open.
+type opening struct {
+	s    *Store
+	tx   *wtx
+	n    int64
+	done bool
+}
+
+func (o *opening) Commit(ctx context.Context, a session.RunAppend) (int64, error) {
+	if o.done {
+		return 0, errors.New("sqlite: the opening is committed or rolled back already")
+	}
+	o.done = true
+	err := ctx.Err()
+	if err == nil {
+		err = check.Parts(a.Messages, a.Events)
+	}
+	if err == nil {
+		err = upsertTx(ctx, o.tx, o.n, a.Messages)
+	}
+	var first int64
+	if err == nil {
+		first, err = appendTx(ctx, o.tx, o.n, a.Events)
+	}
+	if err != nil {
+		o.tx.tx.Rollback()
+		return 0, fail(ctx, err)
+	}
+	if err := o.tx.tx.Commit(); err != nil {
+		return 0, fail(ctx, err)
+	}
+	o.s.committed()
+	return first, nil
+}
+
+func (o *opening) Rollback() error {
+	if o.done {
+		return nil
+	}
+	o.done = true
+	return o.tx.tx.Rollback()
 }
 
 // claimLeftovers claims the session's pending inputs again, oldest first.

@@ -68,9 +68,11 @@ func (s *Store) beginTx(ctx context.Context, tx *wtx, k session.Key, b session.R
 	now := s.now()
 	var n int64
 	var exp, created sqlstore.TimeCol
-	var cfg []byte
-	err := tx.QueryRowContext(ctx, qClaimRun, b.Owner, us(now.Add(b.TTL)), k.SessionID, k.UserID, us(now)).
-		Scan(&n, &created, &run.AgentID, &cfg, &run.Lease.Owner, &exp, &run.Lease.Epoch)
+	var cfg, data []byte
+	var version sql.NullInt64
+	var pending bool
+	err := tx.QueryRowContext(ctx, qClaimRun, b.Owner, us(now.Add(b.TTL)), k.SessionID, k.UserID, us(now), b.Known).
+		Scan(&n, &created, &run.AgentID, &cfg, &run.Lease.Owner, &exp, &run.Lease.Epoch, &version, &data, &pending)
 	if errors.Is(err, sql.ErrNoRows) {
 		cur, err := sqlstore.ScanLease(tx.QueryRowContext(ctx, d.Q.LeaseOf, k.SessionID, k.UserID))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -86,14 +88,14 @@ func (s *Store) beginTx(ctx context.Context, tx *wtx, k session.Key, b session.R
 	}
 	run.Config = cfg
 	run.Lease.Expires, run.Created = exp.T, created.T
-	var version sql.NullInt64
-	var data []byte
-	if err := tx.QueryRowContext(ctx, d.Q.StateOf, n, b.Known).Scan(&version, &data); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return run, 0, err
-	}
 	run.State = session.State{JSON: data, Version: version.Int64}
-	if run.Leftovers, err = claimLeftovers(ctx, tx, n); err != nil || len(run.Leftovers) > 0 || b.Input == nil {
-		return run, n, err
+	if pending {
+		if run.Leftovers, err = claimLeftovers(ctx, tx, n); err != nil || len(run.Leftovers) > 0 {
+			return run, n, err
+		}
+	}
+	if b.Input == nil {
+		return run, n, nil
 	}
 	run.Input, err = sqlstore.ScanInput(tx.QueryRowContext(ctx, d.Q.EnqueueClaimed, n, []byte(b.Input), us(now)))
 	return run, n, err

@@ -118,12 +118,9 @@ func (o *opening) Commit(ctx context.Context, a session.RunAppend) (int64, error
 	if err == nil {
 		err = check.Parts(a.Messages, a.Events)
 	}
-	if err == nil {
-		err = upsertTx(ctx, o.tx, o.n, a.Messages)
-	}
 	var first int64
 	if err == nil {
-		first, err = appendTx(ctx, o.tx, o.n, a.Events)
+		first, err = partsTx(ctx, o.tx, o.n, a.Messages, a.Events)
 	}
 	if err != nil {
 		o.tx.tx.Rollback()
@@ -187,10 +184,7 @@ func (s *Store) AppendRun(ctx context.Context, k session.Key, l session.Lease, a
 		if err != nil {
 			return err
 		}
-		if err := upsertTx(ctx, tx, n, a.Messages); err != nil {
-			return err
-		}
-		first, err = appendTx(ctx, tx, n, a.Events)
+		first, err = partsTx(ctx, tx, n, a.Messages, a.Events)
 		return err
 	})
 	if err != nil {
@@ -248,10 +242,7 @@ func (s *Store) FinishRun(ctx context.Context, k session.Key, l session.Lease, e
 			}
 			out.Version = e.StateVersion + 1
 		}
-		if err := upsertTx(ctx, tx, n, e.Messages); err != nil {
-			return err
-		}
-		if out.First, err = appendTx(ctx, tx, n, e.Events); err != nil {
+		if out.First, err = partsTx(ctx, tx, n, e.Messages, e.Events); err != nil {
 			return err
 		}
 		for _, id := range e.Done {
@@ -290,35 +281,35 @@ func saveStateTx(ctx context.Context, tx *wtx, k session.Key, n, expected int64,
 	return nil
 }
 
-// upsertTx writes msgs into session n's transcript (none: nothing).
-func upsertTx(ctx context.Context, tx *wtx, n int64, msgs []session.Message) error {
-	if len(msgs) == 0 {
-		return nil
+// partsTx writes msgs into session n's transcript and appends events to
+// its log, returning the first event's sequence (no events: 0). The
+// session's counters for both move in one statement.
+func partsTx(ctx context.Context, tx *wtx, n int64, msgs []session.Message, events []json.RawMessage) (int64, error) {
+	var pos, seq int64
+	var err error
+	switch {
+	case len(msgs) > 0 && len(events) > 0:
+		err = tx.QueryRowContext(ctx, qBumpBoth, len(msgs), len(events), n).Scan(&pos, &seq)
+	case len(msgs) > 0:
+		err = tx.QueryRowContext(ctx, qBumpPos, len(msgs), n).Scan(&pos)
+	case len(events) > 0:
+		err = tx.QueryRowContext(ctx, qBumpSeq, len(events), n).Scan(&seq)
+	default:
+		return 0, nil
 	}
-	var last int64
-	if err := tx.QueryRowContext(ctx, qBumpPos, len(msgs), n).Scan(&last); err != nil {
-		return err
+	if err != nil {
+		return 0, err
 	}
-	base := last - int64(len(msgs)) + 1
+	base := pos - int64(len(msgs)) + 1
 	for i, m := range msgs {
 		if _, err := tx.ExecContext(ctx, qUpsertMsg, n, m.ID, base+int64(i), []byte(m.JSON)); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
-}
-
-// appendTx appends events to session n's log and returns the first
-// sequence (none: 0).
-func appendTx(ctx context.Context, tx *wtx, n int64, events []json.RawMessage) (int64, error) {
 	if len(events) == 0 {
 		return 0, nil
 	}
-	var last int64
-	if err := tx.QueryRowContext(ctx, qBumpSeq, len(events), n).Scan(&last); err != nil {
-		return 0, err
-	}
-	first := last - int64(len(events)) + 1
+	first := seq - int64(len(events)) + 1
 	args := make([]any, 0, 3*min(len(events), insertChunks[0]))
 	for start := 0; start < len(events); {
 		size := insertChunks[len(insertChunks)-1]

@@ -24,6 +24,8 @@ const (
 	qUpsertMsg = `INSERT INTO messages (session_n, msg_id, pos, data) VALUES (?, ?, ?, ?)
 		ON CONFLICT (session_n, msg_id) DO UPDATE SET data = excluded.data`
 	qBumpSeq = `UPDATE sessions SET last_seq = last_seq + ? WHERE n = ? RETURNING last_seq`
+	// qBumpBoth is qBumpPos and qBumpSeq at once: messages, events, n.
+	qBumpBoth = `UPDATE sessions SET last_pos = last_pos + ?, last_seq = last_seq + ? WHERE n = ? RETURNING last_pos, last_seq`
 	// qClaimRun is sqlstore's ClaimLease returning the session's agent and
 	// config as well (session.Run's AgentID and Config), and what StateOf
 	// reads (?6: the version the caller knows) and whether any input is
@@ -39,7 +41,7 @@ const (
 )
 
 var (
-	writeStmts = []string{qCreate, qSessionExists, qFence, qBumpPos, qUpsertMsg, qBumpSeq, qClaimRun, d.Q.SessionN, d.Q.LeaseOf,
+	writeStmts = []string{qCreate, qSessionExists, qFence, qBumpPos, qUpsertMsg, qBumpSeq, qBumpBoth, qClaimRun, d.Q.SessionN, d.Q.LeaseOf,
 		d.Q.ClaimLeftovers, d.Q.EnqueueClaimed, d.Q.Renew, d.Q.Finish, d.Q.InsertState, d.Q.UpdateState, d.Q.CompleteInput,
 		d.Q.FillStatus, d.Q.UpdateSession}
 	readStmts = []string{d.Q.SessionN, d.Q.GetSession, d.Q.ListUser, d.Q.ListUserAfter, d.Q.ListAgent, d.Q.ListAgentAfter, d.Q.CountUser, d.Q.CountAgent, d.Q.LastSeq, d.Q.LoadState, d.Q.ReadEvents,

@@ -711,7 +711,16 @@ type writer struct {
 type item struct {
 	js       []byte
 	terminal bool
+	// end is close's last item: the writer's loop stops there.
+	end bool
 }
+
+// queues are writers' channels, reused: a channel of 4*maxBatch items is
+// 32 KiB to allocate and clear, tens of microseconds before a run's first
+// event. A writer's channel is empty when its loop returns it (close's end
+// item is the last send of the one goroutine that sends), and close takes
+// it from the writer, so no run reaches a channel another run has.
+var queues = sync.Pool{New: func() any { return make(chan item, 4*maxBatch) }}
 
 // Encoding arenas: a full one is left to the events still referring to it
 // and a new one started, twice the size of the last up to arenaSize. Most
@@ -724,8 +733,8 @@ const (
 )
 
 func newWriter(r *run) *writer {
-	w := &writer{r: r, ch: make(chan item, 4*maxBatch), result: make(chan []json.RawMessage, 1)}
-	go w.loop()
+	w := &writer{r: r, ch: queues.Get().(chan item), result: make(chan []json.RawMessage, 1)}
+	go w.loop(w.ch)
 	return w
 }
 
@@ -746,17 +755,24 @@ func (w *writer) emit(e event.Event) {
 
 // close ends the writer and returns the events it kept back, not logged.
 func (w *writer) close() []json.RawMessage {
-	close(w.ch)
+	ch := w.ch
+	w.ch = nil // an emit after close blocks rather than reach a reused channel
+	ch <- item{end: true}
 	return <-w.result
 }
 
-func (w *writer) loop() {
+func (w *writer) loop(ch chan item) {
 	r := w.r
 	ctx := context.WithoutCancel(r.ctx)
 	var batch, held []json.RawMessage
-	for {
-		it, ok := <-w.ch
-		if !ok {
+	for ending := false; ; {
+		var it item
+		if !ending {
+			it = <-ch
+		}
+		if ending || it.end {
+			// ch is empty: end was the last item sent.
+			queues.Put(ch)
 			w.result <- held
 			return
 		}
@@ -771,10 +787,12 @@ func (w *writer) loop() {
 			if len(batch) >= maxBatch {
 				break
 			}
+			ok := false
 			select {
-			case it, ok = <-w.ch:
+			case it = <-ch:
+				ok = !it.end
+				ending = it.end
 			default:
-				ok = false
 			}
 			if !ok {
 				break

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -60,6 +61,15 @@ type run struct {
 	// read): what a run that emits nothing leaves.
 	rest     session.Status
 	renewEnd chan struct{}
+	// open is the run's start while it is not committed (session.RunOpener):
+	// its first batch commits with it. opMu orders the run's commit with
+	// the hold timer's; unstored is set when the start was never stored
+	// (its commit failed): nothing of the run is, so there is nothing to
+	// end.
+	opMu     sync.Mutex
+	open     session.Opening
+	holdEnd  *time.Timer
+	unstored atomic.Bool
 	// reply is the fold of the reply's events: the transcript's message,
 	// as the reference's service keeps it.
 	reply *message.Msg
@@ -78,7 +88,7 @@ type run struct {
 // the rescue closes them (closeLeftovers, ending with the one finish
 // every run ends with, which frees the lease), and BeginRun is tried
 // again, now with nothing pending.
-func (e *Engine) startRun(key session.Key, spec *Agent, in Input) (*run, error) {
+func (e *Engine) startRun(key session.Key, spec *Agent, in Input, agentID string) (*run, error) {
 	ctx := e.base
 	r := &run{e: e, key: key, spec: spec, in: in, done: make(chan struct{}), started: make(chan error, 1), renewEnd: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(ctx)
@@ -87,6 +97,7 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input) (*run, error) 
 		return nil, err
 	}
 	fail := func(err error) (*run, error) {
+		r.rollback()
 		e.unregister(r)
 		return nil, err
 	}
@@ -94,12 +105,19 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input) (*run, error) 
 	var rs session.Run
 	for attempt := 0; ; attempt++ {
 		var err error
-		rs, err = e.store.BeginRun(ctx, key, begin)
-		if err != nil {
+		if rs, err = r.beginRun(ctx, begin); err != nil {
 			if errors.Is(err, session.ErrLeased) {
 				return fail(errRunning)
 			}
 			return fail(err)
+		}
+		if agentID != "" {
+			// The session's record came with the run's start (OpenRun):
+			// its agent is checked and its permission mode applied here.
+			if rs.AgentID != agentID {
+				return fail(errAgentNotFound)
+			}
+			r.spec = withSessionMode(spec, session.Record{Config: rs.Config})
 		}
 		var kept *state.AgentState
 		if rs.State.JSON != nil && begin.Known != 0 {
@@ -111,8 +129,9 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input) (*run, error) 
 			// one was another session's of the same id, or is gone).
 			if kept = e.hot.take(key, rs.State.Version, rs.Created); kept == nil || len(rs.Leftovers) > 0 {
 				if rs.State, err = e.store.LoadState(ctx, key); err != nil {
-					// Left as a crash here leaves it: this owner's next
-					// BeginRun takes the lease again and closes the input.
+					// An open start is dropped; a committed one is left as
+					// a crash here leaves it: this owner's next BeginRun
+					// takes the lease again and closes the input.
 					return fail(err)
 				}
 				kept = nil
@@ -121,6 +140,11 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input) (*run, error) 
 		if len(rs.Leftovers) == 0 {
 			r.st = kept
 			break
+		}
+		// The leftovers are closed with runs' own writes: the start is
+		// committed first.
+		if err := r.commitStart(ctx); err != nil {
+			return fail(err)
 		}
 		if err := e.closeLeftovers(ctx, key, spec.Name, rs); err != nil {
 			return fail(err)
@@ -132,6 +156,13 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input) (*run, error) 
 		}
 	}
 	r.lease, r.inputID, r.version, r.created = rs.Lease, rs.Input.ID, rs.State.Version, rs.Created
+	if len(rs.State.JSON) >= hotMin {
+		// A long state takes a while to decode: not while the start holds
+		// the store's writer.
+		if err := r.commitStart(ctx); err != nil {
+			return fail(err)
+		}
+	}
 	switch {
 	case r.st != nil:
 		// The state this engine kept from the session's last run.
@@ -143,17 +174,93 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input) (*run, error) 
 		if r.st, err = state.Decode(rs.State.JSON, nil); err != nil {
 			// The input is answered (by this error) and the state left as
 			// it is, unreadable: idle is all that can be said of it.
+			if cerr := r.commitStart(ctx); cerr != nil {
+				return fail(cerr)
+			}
 			e.finishRun(context.WithoutCancel(ctx), key, rs.Lease, runEnd{done: []int64{r.inputID}, status: session.StatusIdle})
 			return fail(fmt.Errorf("engine: stored state: %w", err))
 		}
 	}
-	r.rest = statusOf(r.st, spec.Name)
+	r.rest = statusOf(r.st, r.spec.Name)
 	go r.renew()
 	go r.exec()
 	if err := <-r.started; err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// openHold bounds how long a run's start stays open (session.RunOpener),
+// holding the store's writer, while the run gets to its first event: past
+// it the start is committed alone and the first batch is a transaction of
+// its own, as with a store without RunOpener.
+const openHold = 2 * time.Millisecond
+
+// beginRun begins the run: opened when the store can (its first batch
+// then commits with it, begin), else with BeginRun.
+func (r *run) beginRun(ctx context.Context, b session.RunBegin) (session.Run, error) {
+	o, ok := r.e.store.(session.RunOpener)
+	if !ok {
+		return r.e.store.BeginRun(ctx, r.key, b)
+	}
+	rs, op, err := o.OpenRun(ctx, r.key, b)
+	if err != nil {
+		return rs, err
+	}
+	r.opMu.Lock()
+	r.open = op
+	// Whatever the run does before its first event (a middleware waiting
+	// on the network, a slow agent factory), the store's other writers
+	// wait no longer than this.
+	r.holdEnd = time.AfterFunc(openHold, func() {
+		if err := r.commitStart(context.WithoutCancel(r.ctx)); err != nil {
+			r.e.log.Error("engine: store the run's start", "session", r.key.SessionID, "err", err)
+			r.cancel()
+		}
+	})
+	r.opMu.Unlock()
+	return rs, nil
+}
+
+// commitOpen commits the run's open start with a (nil: nothing more);
+// committed is false when the start was committed already (or the store
+// has no RunOpener), and a is then not written. A failed commit leaves
+// nothing of the run stored.
+func (r *run) commitOpen(ctx context.Context, a session.RunAppend) (first int64, committed bool, err error) {
+	r.opMu.Lock()
+	defer r.opMu.Unlock()
+	if r.open == nil {
+		return 0, false, nil
+	}
+	r.holdEnd.Stop()
+	first, err = r.open.Commit(ctx, a)
+	r.open = nil
+	if err != nil {
+		r.unstored.Store(true)
+	}
+	return first, true, err
+}
+
+// commitStart commits the run's start if it is still open.
+func (r *run) commitStart(ctx context.Context) error {
+	_, _, err := r.commitOpen(ctx, session.RunAppend{})
+	return err
+}
+
+// rollback drops the run's start if it is still open: nothing of it is
+// stored.
+func (r *run) rollback() {
+	r.opMu.Lock()
+	defer r.opMu.Unlock()
+	if r.open == nil {
+		return
+	}
+	r.holdEnd.Stop()
+	if err := r.open.Rollback(); err != nil {
+		r.e.log.Warn("engine: roll back a run's start", "session", r.key.SessionID, "err", err)
+	}
+	r.open = nil
+	r.unstored.Store(true)
 }
 
 // register makes r the session's run in this process: it waits for a
@@ -250,6 +357,14 @@ func (r *run) exec() {
 		held := w.close()
 		r.cancel()
 		close(r.renewEnd)
+		// A run that stopped before its first event ends as any: its start
+		// is stored first.
+		if err := r.commitStart(bg); err != nil {
+			r.e.log.Error("engine: store the run's start", "session", r.key.SessionID, "err", err)
+			if first && startErr == nil {
+				startErr = err
+			}
+		}
 		// The agent is done: a run started here meanwhile waits for this
 		// one to end rather than being refused, and an interrupt waits
 		// and then reads what was stored.
@@ -259,7 +374,9 @@ func (r *run) exec() {
 			// sees the run counted.
 			e.metrics.runEnded(r.key, &r.meter)
 		}
-		r.finish(bg, ag, !first, held)
+		if !r.unstored.Load() {
+			r.finish(bg, ag, !first, held)
+		}
 		e.mu.Lock()
 		delete(e.runs, r.key)
 		e.mu.Unlock()
@@ -379,16 +496,22 @@ func (r *run) begin(ctx context.Context, first event.Event, w *writer) error {
 	if !isTerminal(first) {
 		batch = append(batch, first)
 	}
-	if len(batch) == 0 && len(msgs) == 0 {
-		return nil
-	}
 	js := make([]json.RawMessage, len(batch))
 	for i, ev := range batch {
 		js[i] = w.encode(ev)
 	}
-	seq, err := r.e.store.AppendRun(ctx, r.key, r.lease, session.RunAppend{Messages: msgs, Events: js})
+	// With the run's start when it is still open: one transaction.
+	seq, committed, err := r.commitOpen(ctx, session.RunAppend{Messages: msgs, Events: js})
 	if err != nil {
 		return err
+	}
+	if len(js) == 0 && len(msgs) == 0 {
+		return nil
+	}
+	if !committed {
+		if seq, err = r.e.store.AppendRun(ctx, r.key, r.lease, session.RunAppend{Messages: msgs, Events: js}); err != nil {
+			return err
+		}
 	}
 	if len(js) > 0 {
 		r.firstSeq.CompareAndSwap(0, seq)
@@ -602,7 +725,16 @@ type writer struct {
 type item struct {
 	js       []byte
 	terminal bool
+	// end is close's last item: the writer's loop stops there.
+	end bool
 }
+
+// queues are writers' channels, reused: a channel of 4*maxBatch items is
+// 32 KiB to allocate and clear, tens of microseconds before a run's first
+// event. A writer's channel is empty when its loop returns it (close's end
+// item is the last send of the one goroutine that sends), and close takes
+// it from the writer, so no run reaches a channel another run has.
+var queues = sync.Pool{New: func() any { return make(chan item, 4*maxBatch) }}
 
 // Encoding arenas: a full one is left to the events still referring to it
 // and a new one started, twice the size of the last up to arenaSize. Most
@@ -615,8 +747,8 @@ const (
 )
 
 func newWriter(r *run) *writer {
-	w := &writer{r: r, ch: make(chan item, 4*maxBatch), result: make(chan []json.RawMessage, 1)}
-	go w.loop()
+	w := &writer{r: r, ch: queues.Get().(chan item), result: make(chan []json.RawMessage, 1)}
+	go w.loop(w.ch)
 	return w
 }
 
@@ -637,17 +769,24 @@ func (w *writer) emit(e event.Event) {
 
 // close ends the writer and returns the events it kept back, not logged.
 func (w *writer) close() []json.RawMessage {
-	close(w.ch)
+	ch := w.ch
+	w.ch = nil // an emit after close blocks rather than reach a reused channel
+	ch <- item{end: true}
 	return <-w.result
 }
 
-func (w *writer) loop() {
+func (w *writer) loop(ch chan item) {
 	r := w.r
 	ctx := context.WithoutCancel(r.ctx)
 	var batch, held []json.RawMessage
-	for {
-		it, ok := <-w.ch
-		if !ok {
+	for ending := false; ; {
+		var it item
+		if !ending {
+			it = <-ch
+		}
+		if ending || it.end {
+			// ch is empty: end was the last item sent.
+			queues.Put(ch)
 			w.result <- held
 			return
 		}
@@ -662,10 +801,12 @@ func (w *writer) loop() {
 			if len(batch) >= maxBatch {
 				break
 			}
+			ok := false
 			select {
-			case it, ok = <-w.ch:
+			case it = <-ch:
+				ok = !it.end
+				ending = it.end
 			default:
-				ok = false
 			}
 			if !ok {
 				break

@@ -180,11 +180,30 @@ func (e *Engine) Start(ctx context.Context, k session.Key, agentID string, in In
 	if err := in.check(); err != nil {
 		return nil, err
 	}
-	rec, err := e.Session(ctx, k)
+	if _, ok := e.store.(session.RunOpener); !ok {
+		rec, err := e.Session(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		return e.start(ctx, k, agentID, rec, in)
+	}
+	// The run's first transaction reads the session's record (OpenRun),
+	// where its agent is checked and its permission mode applied: no read
+	// before it.
+	spec, err := e.lookupAgent(ctx, k.UserID, agentID)
 	if err != nil {
+		// A session the user does not have is said first, as when the
+		// record is read before.
+		if _, serr := e.Session(ctx, k); serr != nil {
+			return nil, serr
+		}
 		return nil, err
 	}
-	return e.start(ctx, k, agentID, rec, in)
+	r, err := e.startRun(k, spec, in, agentID)
+	if err != nil {
+		return nil, e.startErr(err)
+	}
+	return &Run{r: r}, nil
 }
 
 // StartSession is Start on a session the caller has just created or read
@@ -206,7 +225,7 @@ func (e *Engine) start(ctx context.Context, k session.Key, agentID string, rec s
 	if err != nil {
 		return nil, err
 	}
-	r, err := e.startRun(k, withSessionMode(spec, rec), in)
+	r, err := e.startRun(k, withSessionMode(spec, rec), in, "")
 	if err != nil {
 		return nil, e.startErr(err)
 	}
@@ -328,7 +347,7 @@ func (e *Engine) interrupt(ctx context.Context, k session.Key, forward bool) err
 	if err != nil {
 		return err
 	}
-	if _, err := e.startRun(k, spec, Input{kind: inputInterrupt}); err != nil && !errors.Is(err, ErrBusy) {
+	if _, err := e.startRun(k, spec, Input{kind: inputInterrupt}, ""); err != nil && !errors.Is(err, ErrBusy) {
 		return e.startErr(err)
 	}
 	return nil

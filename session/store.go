@@ -327,6 +327,11 @@ type Run struct {
 	State State
 	// Created is the session's CreatedAt.
 	Created time.Time
+	// AgentID and Config are the session's, as the run's transaction read
+	// them: set by OpenRun (BeginRun may leave them empty), so that the
+	// caller needs no read of the record before the run.
+	AgentID string
+	Config  json.RawMessage
 }
 
 // RunAppend is a write in the middle of a run. Each part is optional, but
@@ -391,6 +396,34 @@ type Runs interface {
 	// FinishRun writes e, stores its status and frees the lease, in one
 	// transaction.
 	FinishRun(ctx context.Context, k Key, l Lease, e RunEnd) (RunWritten, error)
+}
+
+// RunOpener is a store that can leave BeginRun's transaction open until
+// the run's first events are ready, so that the run's start and its first
+// batch are one transaction: one commit on the way to a run's first event
+// instead of two. It is optional: a caller without it calls BeginRun, then
+// AppendRun. Nothing of an open run is visible, or durable, until it is
+// committed; a crash before that leaves what a crash before BeginRun
+// leaves.
+type RunOpener interface {
+	// OpenRun is BeginRun (the same checks, claims and errors; Run's
+	// AgentID and Config set) with its transaction left open. Until the
+	// Opening is committed or rolled back the store takes no other write
+	// (SQLite has one writer), so the caller keeps it open only across
+	// short work on memory, bounded in time.
+	OpenRun(ctx context.Context, k Key, b RunBegin) (Run, Opening, error)
+}
+
+// Opening is a run begun and not yet committed. Exactly one of Commit and
+// Rollback is called, once; it is not safe for concurrent use.
+type Opening interface {
+	// Commit writes a under the run's lease (as AppendRun; a may be empty)
+	// and commits it with the run's start, all or nothing, returning the
+	// sequence of a's first event (0 without events). On an error nothing
+	// of the run is stored.
+	Commit(ctx context.Context, a RunAppend) (first int64, err error)
+	// Rollback drops the run's start: nothing of it is stored.
+	Rollback() error
 }
 
 // Rescue lists the sessions whose runs died, for the engine to close them

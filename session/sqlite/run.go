@@ -27,41 +27,118 @@ func (s *Store) BeginRun(ctx context.Context, k session.Key, b session.RunBegin)
 	}
 	var run session.Run
 	err := s.write(ctx, func(tx *wtx) error {
-		now := s.now()
-		var n int64
-		var exp, created sqlstore.TimeCol
-		err := tx.QueryRowContext(ctx, d.Q.ClaimLease, b.Owner, us(now.Add(b.TTL)), k.SessionID, k.UserID, us(now)).
-			Scan(&n, &created, &run.Lease.Owner, &exp, &run.Lease.Epoch)
-		if errors.Is(err, sql.ErrNoRows) {
-			cur, err := sqlstore.ScanLease(tx.QueryRowContext(ctx, d.Q.LeaseOf, k.SessionID, k.UserID))
-			if errors.Is(err, sql.ErrNoRows) {
-				return sqlstore.NotFound(k)
-			}
-			if err != nil {
-				return err
-			}
-			return check.Leased(k, cur)
-		}
-		if err != nil {
-			return err
-		}
-		run.Lease.Expires, run.Created = exp.T, created.T
-		var version sql.NullInt64
-		var data []byte
-		if err := tx.QueryRowContext(ctx, d.Q.StateOf, n, b.Known).Scan(&version, &data); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		run.State = session.State{JSON: data, Version: version.Int64}
-		if run.Leftovers, err = claimLeftovers(ctx, tx, n); err != nil || len(run.Leftovers) > 0 || b.Input == nil {
-			return err
-		}
-		run.Input, err = sqlstore.ScanInput(tx.QueryRowContext(ctx, d.Q.EnqueueClaimed, n, []byte(b.Input), us(now)))
+		var err error
+		run, _, err = s.beginTx(ctx, tx, k, b)
 		return err
 	})
 	if err != nil {
 		return session.Run{}, err
 	}
 	return run, nil
+}
+
+// OpenRun is BeginRun with its transaction left open on the writer
+// connection (session.RunOpener): the opening's Commit writes the run's
+// first batch in it, so a run's start and first events are one commit.
+// Every other write waits on the one writer meanwhile.
+func (s *Store) OpenRun(ctx context.Context, k session.Key, b session.RunBegin) (session.Run, session.Opening, error) {
+	if err := check.Begin(ctx, k); err != nil {
+		return session.Run{}, nil, err
+	}
+	if err := check.RunBegin(b); err != nil {
+		return session.Run{}, nil, err
+	}
+	sqlTx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return session.Run{}, nil, fail(ctx, err)
+	}
+	tx := &wtx{tx: sqlTx, stmts: s.wstmts}
+	run, n, err := s.beginTx(ctx, tx, k, b)
+	if err != nil {
+		sqlTx.Rollback()
+		return session.Run{}, nil, fail(ctx, err)
+	}
+	return run, &opening{s: s, tx: tx, n: n}, nil
+}
+
+// beginTx is BeginRun's transaction; it returns the run and the session's
+// row number.
+func (s *Store) beginTx(ctx context.Context, tx *wtx, k session.Key, b session.RunBegin) (session.Run, int64, error) {
+	var run session.Run
+	now := s.now()
+	var n int64
+	var exp, created sqlstore.TimeCol
+	var cfg, data []byte
+	var version sql.NullInt64
+	var pending bool
+	err := tx.QueryRowContext(ctx, qClaimRun, b.Owner, us(now.Add(b.TTL)), k.SessionID, k.UserID, us(now), b.Known).
+		Scan(&n, &created, &run.AgentID, &cfg, &run.Lease.Owner, &exp, &run.Lease.Epoch, &version, &data, &pending)
+	if errors.Is(err, sql.ErrNoRows) {
+		cur, err := sqlstore.ScanLease(tx.QueryRowContext(ctx, d.Q.LeaseOf, k.SessionID, k.UserID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return run, 0, sqlstore.NotFound(k)
+		}
+		if err != nil {
+			return run, 0, err
+		}
+		return run, 0, check.Leased(k, cur)
+	}
+	if err != nil {
+		return run, 0, err
+	}
+	run.Config = cfg
+	run.Lease.Expires, run.Created = exp.T, created.T
+	run.State = session.State{JSON: data, Version: version.Int64}
+	if pending {
+		if run.Leftovers, err = claimLeftovers(ctx, tx, n); err != nil || len(run.Leftovers) > 0 {
+			return run, n, err
+		}
+	}
+	if b.Input == nil {
+		return run, n, nil
+	}
+	run.Input, err = sqlstore.ScanInput(tx.QueryRowContext(ctx, d.Q.EnqueueClaimed, n, []byte(b.Input), us(now)))
+	return run, n, err
+}
+
+// opening is OpenRun's transaction, still open.
+type opening struct {
+	s    *Store
+	tx   *wtx
+	n    int64
+	done bool
+}
+
+func (o *opening) Commit(ctx context.Context, a session.RunAppend) (int64, error) {
+	if o.done {
+		return 0, errors.New("sqlite: the opening is committed or rolled back already")
+	}
+	o.done = true
+	err := ctx.Err()
+	if err == nil {
+		err = check.Parts(a.Messages, a.Events)
+	}
+	var first int64
+	if err == nil {
+		first, err = partsTx(ctx, o.tx, o.n, a.Messages, a.Events)
+	}
+	if err != nil {
+		o.tx.tx.Rollback()
+		return 0, fail(ctx, err)
+	}
+	if err := o.tx.tx.Commit(); err != nil {
+		return 0, fail(ctx, err)
+	}
+	o.s.committed()
+	return first, nil
+}
+
+func (o *opening) Rollback() error {
+	if o.done {
+		return nil
+	}
+	o.done = true
+	return o.tx.tx.Rollback()
 }
 
 // claimLeftovers claims the session's pending inputs again, oldest first.
@@ -107,10 +184,7 @@ func (s *Store) AppendRun(ctx context.Context, k session.Key, l session.Lease, a
 		if err != nil {
 			return err
 		}
-		if err := upsertTx(ctx, tx, n, a.Messages); err != nil {
-			return err
-		}
-		first, err = appendTx(ctx, tx, n, a.Events)
+		first, err = partsTx(ctx, tx, n, a.Messages, a.Events)
 		return err
 	})
 	if err != nil {
@@ -168,10 +242,7 @@ func (s *Store) FinishRun(ctx context.Context, k session.Key, l session.Lease, e
 			}
 			out.Version = e.StateVersion + 1
 		}
-		if err := upsertTx(ctx, tx, n, e.Messages); err != nil {
-			return err
-		}
-		if out.First, err = appendTx(ctx, tx, n, e.Events); err != nil {
+		if out.First, err = partsTx(ctx, tx, n, e.Messages, e.Events); err != nil {
 			return err
 		}
 		for _, id := range e.Done {
@@ -210,35 +281,35 @@ func saveStateTx(ctx context.Context, tx *wtx, k session.Key, n, expected int64,
 	return nil
 }
 
-// upsertTx writes msgs into session n's transcript (none: nothing).
-func upsertTx(ctx context.Context, tx *wtx, n int64, msgs []session.Message) error {
-	if len(msgs) == 0 {
-		return nil
+// partsTx writes msgs into session n's transcript and appends events to
+// its log, returning the first event's sequence (no events: 0). The
+// session's counters for both move in one statement.
+func partsTx(ctx context.Context, tx *wtx, n int64, msgs []session.Message, events []json.RawMessage) (int64, error) {
+	var pos, seq int64
+	var err error
+	switch {
+	case len(msgs) > 0 && len(events) > 0:
+		err = tx.QueryRowContext(ctx, qBumpBoth, len(msgs), len(events), n).Scan(&pos, &seq)
+	case len(msgs) > 0:
+		err = tx.QueryRowContext(ctx, qBumpPos, len(msgs), n).Scan(&pos)
+	case len(events) > 0:
+		err = tx.QueryRowContext(ctx, qBumpSeq, len(events), n).Scan(&seq)
+	default:
+		return 0, nil
 	}
-	var last int64
-	if err := tx.QueryRowContext(ctx, qBumpPos, len(msgs), n).Scan(&last); err != nil {
-		return err
+	if err != nil {
+		return 0, err
 	}
-	base := last - int64(len(msgs)) + 1
+	base := pos - int64(len(msgs)) + 1
 	for i, m := range msgs {
 		if _, err := tx.ExecContext(ctx, qUpsertMsg, n, m.ID, base+int64(i), []byte(m.JSON)); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
-}
-
-// appendTx appends events to session n's log and returns the first
-// sequence (none: 0).
-func appendTx(ctx context.Context, tx *wtx, n int64, events []json.RawMessage) (int64, error) {
 	if len(events) == 0 {
 		return 0, nil
 	}
-	var last int64
-	if err := tx.QueryRowContext(ctx, qBumpSeq, len(events), n).Scan(&last); err != nil {
-		return 0, err
-	}
-	first := last - int64(len(events)) + 1
+	first := seq - int64(len(events)) + 1
 	args := make([]any, 0, 3*min(len(events), insertChunks[0]))
 	for start := 0; start < len(events); {
 		size := insertChunks[len(insertChunks)-1]

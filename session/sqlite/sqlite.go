@@ -235,13 +235,20 @@ func inTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 // write runs fn in a transaction on the writer connection.
 func (s *Store) write(ctx context.Context, fn func(*wtx) error) error {
 	err := inTx(ctx, s.w, func(tx *sql.Tx) error { return fn(&wtx{tx: tx, stmts: s.wstmts}) })
-	if err == nil && s.commits.Add(1) == checkpointCommits {
+	if err == nil {
+		s.committed()
+	}
+	return fail(ctx, err)
+}
+
+// committed counts a commit, for the checkpoints.
+func (s *Store) committed() {
+	if s.commits.Add(1) == checkpointCommits {
 		select {
 		case s.ckKick <- struct{}{}:
 		default:
 		}
 	}
-	return fail(ctx, err)
 }
 
 // fail makes an error of a cancelled context match the context's error.

@@ -23,6 +23,18 @@ func TestContract(t *testing.T) {
 	})
 }
 
+// The opened runs, whose start commits with their first batch.
+func TestRunOpener(t *testing.T) {
+	sessiontest.RunOpener(t, func(t *testing.T, now func() time.Time) session.Store {
+		s, err := Open(t.Context(), Config{Path: filepath.Join(t.TempDir(), "test.db"), Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
 // The store's own checkpoints copy the WAL into the database file while it
 // is open (commits never do: the writer's automatic checkpoint is off).
 func TestCheckpoints(t *testing.T) {

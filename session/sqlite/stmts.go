@@ -24,11 +24,25 @@ const (
 	qUpsertMsg = `INSERT INTO messages (session_n, msg_id, pos, data) VALUES (?, ?, ?, ?)
 		ON CONFLICT (session_n, msg_id) DO UPDATE SET data = excluded.data`
 	qBumpSeq = `UPDATE sessions SET last_seq = last_seq + ? WHERE n = ? RETURNING last_seq`
+	// qBumpBoth is qBumpPos and qBumpSeq at once: messages, events, n.
+	qBumpBoth = `UPDATE sessions SET last_pos = last_pos + ?, last_seq = last_seq + ? WHERE n = ? RETURNING last_pos, last_seq`
+	// qClaimRun is sqlstore's ClaimLease returning the session's agent and
+	// config as well (session.Run's AgentID and Config), and what StateOf
+	// reads (?6: the version the caller knows) and whether any input is
+	// pending: one statement, not three, where the run's start holds the
+	// writer. n, created_at, agent_id, config, LeaseCols, the state's
+	// version and data (NULL without a state), pending.
+	qClaimRun = `UPDATE sessions SET lease_epoch = lease_epoch + 1, lease_owner = ?1, lease_expires = ?2, status = 'running', run_seq = last_seq
+		WHERE id = ?3 AND user_id = ?4 AND (lease_owner = ?1 OR lease_owner = '' OR lease_expires <= ?5)
+		RETURNING n, created_at, agent_id, config, ` + sqlstore.LeaseCols + `,
+			(SELECT version FROM states WHERE session_n = sessions.n),
+			(SELECT CASE WHEN version = ?6 THEN NULL ELSE data END FROM states WHERE session_n = sessions.n),
+			EXISTS (SELECT 1 FROM inputs WHERE session_n = sessions.n AND done = 0)`
 )
 
 var (
-	writeStmts = []string{qCreate, qSessionExists, qFence, qBumpPos, qUpsertMsg, qBumpSeq, d.Q.SessionN, d.Q.ClaimLease, d.Q.LeaseOf,
-		d.Q.StateOf, d.Q.ClaimLeftovers, d.Q.EnqueueClaimed, d.Q.Renew, d.Q.Finish, d.Q.InsertState, d.Q.UpdateState, d.Q.CompleteInput,
+	writeStmts = []string{qCreate, qSessionExists, qFence, qBumpPos, qUpsertMsg, qBumpSeq, qBumpBoth, qClaimRun, d.Q.SessionN, d.Q.LeaseOf,
+		d.Q.ClaimLeftovers, d.Q.EnqueueClaimed, d.Q.Renew, d.Q.Finish, d.Q.InsertState, d.Q.UpdateState, d.Q.CompleteInput,
 		d.Q.FillStatus, d.Q.UpdateSession}
 	readStmts = []string{d.Q.SessionN, d.Q.GetSession, d.Q.ListUser, d.Q.ListUserAfter, d.Q.ListAgent, d.Q.ListAgentAfter, d.Q.CountUser, d.Q.CountAgent, d.Q.LastSeq, d.Q.LoadState, d.Q.ReadEvents,
 		d.Q.PendingInputs, d.Q.Recoverable, d.Q.HeldBy, d.Q.GetAgent, d.Q.ListAgents}

@@ -261,3 +261,9 @@ func ID(id string) error {
 	}
 	return nil
 }
+
+// Parts checks the messages and events of an Opening's Commit (either may
+// be empty).
+func Parts(msgs []session.Message, events []json.RawMessage) error {
+	return parts(nil, msgs, events)
+}

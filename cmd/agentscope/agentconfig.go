@@ -349,9 +349,9 @@ func newTools(names []string, cfg builtin.Config) ([]tool.Tool, error) {
 }
 
 // build makes the server's agent: the model and the tools are made (and
-// checked) once and shared; with MCP servers each run gets a fresh toolkit
-// with the servers' tools as they are then, without them the runs share
-// one. servers are the agent's connected MCP servers.
+// checked) once and shared; each run gets a clone of their toolkit, with
+// the MCP servers' tools as they are then. servers are the agent's
+// connected MCP servers.
 func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (engine.Agent, error) {
 	if err := s.check(); err != nil {
 		return engine.Agent{}, err
@@ -401,10 +401,10 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (engine.A
 	}
 	// The agent's own tools keep nothing between calls (a built-in tool's
 	// state is in the run's AgentState, the remote agents' tools hold only
-	// their client), and a toolkit keeps no activation state: without MCP
-	// servers, whose tools each run mounts into its own toolkit, every run
-	// shares one toolkit, its schemas compiled once, instead of building it
-	// again (tens of microseconds before each run's first event).
+	// their client), so they and their compiled schemas are made once.
+	// Each run gets a clone of one toolkit, not the toolkit itself: a run
+	// mounts tools of its own (the reply's structured-output tool, the MCP
+	// servers' tools as they are then) that no other run may see.
 	ts, err := newTools(names, toolCfg)
 	if err != nil {
 		return spec, err
@@ -413,21 +413,12 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (engine.A
 	if err != nil {
 		return spec, err
 	}
-	ts = append(ts, remote...)
-	var shared *tool.Toolkit
-	if len(servers) == 0 {
-		if shared, err = tool.NewToolkit(ts); err != nil {
-			return spec, err
-		}
+	base, err := tool.NewToolkit(append(ts, remote...))
+	if err != nil {
+		return spec, err
 	}
 	spec.Derive = func(st *state.AgentState, o engine.Overrides) (*agent.Agent, error) {
-		tk := shared
-		if tk == nil {
-			var err error
-			if tk, err = tool.NewToolkit(ts); err != nil {
-				return nil, err
-			}
-		}
+		tk := base.Clone()
 		// Each run mounts the servers' tools in its own toolkit, and their
 		// middlewares keep them current between its model calls.
 		var mws []agent.Middleware

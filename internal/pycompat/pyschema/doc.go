@@ -9,7 +9,9 @@
 //
 // It is a message renderer, not the validator of record: callers validate
 // with a complete implementation first and ask for a message only on
-// failure. Keywords it does not model ($dynamicRef, format,
+// failure. It also asserts "format" for the drafts before 2019-09, which
+// the validator of record does not ([BestMatchFormats]). Keywords it does
+// not model ($dynamicRef, format unless asserted,
 // unevaluatedItems, unevaluatedProperties, remote $refs) produce no
 // errors here; [BestMatch] reports ok=false when it finds nothing.
 package pyschema

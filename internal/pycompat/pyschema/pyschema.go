@@ -34,8 +34,19 @@ type verr struct {
 // schema) would raise, and false when the instance is valid as far as this
 // package can tell.
 func BestMatch(schema, instance pyjson.Value) (string, bool) {
-	v := validator{root: schema, re: map[string]*regexp.Regexp{}}
-	errs := v.iter(schema, instance, 0)
+	return bestMatch(validator{root: schema, re: map[string]*regexp.Regexp{}}, instance)
+}
+
+// BestMatchFormats is BestMatch with "format" asserted, as drafts 4, 6 and
+// 7 do: a string that is not what its known format says is an error
+// ("'x' is not a 'date-time'", Python's FormatChecker message). Unknown
+// formats pass.
+func BestMatchFormats(schema, instance pyjson.Value) (string, bool) {
+	return bestMatch(validator{root: schema, re: map[string]*regexp.Regexp{}, formats: true}, instance)
+}
+
+func bestMatch(v validator, instance pyjson.Value) (string, bool) {
+	errs := v.iter(v.root, instance, 0)
 	if len(errs) == 0 {
 		return "", false
 	}
@@ -165,6 +176,9 @@ func isType(v pyjson.Value, name string) bool {
 type validator struct {
 	root pyjson.Value
 	re   map[string]*regexp.Regexp
+	// formats makes "format" assert (drafts before 2019-09 do), not only
+	// annotate.
+	formats bool
 }
 
 // maxRefDepth stops reference cycles that never consume instance depth.
@@ -279,6 +293,15 @@ func (v *validator) keyword(k string, kv, schema, inst pyjson.Value, refDepth in
 			}
 		}
 		return []*verr{newErr(pyjson.Repr(inst) + " is not one of " + pyjson.Repr(kv))}
+
+	case "format":
+		if !v.formats || inst.Kind != pyjson.String || kv.Kind != pyjson.String {
+			return nil
+		}
+		if ok, known := checkFormat(kv.Str, inst.Str); known && !ok {
+			return []*verr{newErr(pyjson.Repr(inst) + " is not a " + pyjson.StrRepr(kv.Str))}
+		}
+		return nil
 
 	case "const":
 		if equal(inst, kv) {

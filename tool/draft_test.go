@@ -1,0 +1,135 @@
+package tool_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/agentscope-go/agentscope/tool"
+)
+
+// Every draft a tool may declare validates with its own rules: each case
+// is a schema, an instance and whether that draft accepts it (the JSON
+// Schema test suite's meaning of each keyword in each draft).
+func TestDraftsValidateByTheirOwnRules(t *testing.T) {
+	const (
+		d4    = `"$schema":"http://json-schema.org/draft-04/schema#",`
+		d6    = `"$schema":"http://json-schema.org/draft-06/schema#",`
+		d7    = `"$schema":"http://json-schema.org/draft-07/schema#",`
+		d2019 = `"$schema":"https://json-schema.org/draft/2019-09/schema",`
+		d2020 = `"$schema":"https://json-schema.org/draft/2020-12/schema",`
+	)
+	obj := func(draft, props string) string {
+		return `{` + draft + `"type":"object","properties":{` + props + `}}`
+	}
+	for _, c := range []struct {
+		name, schema, input string
+		valid               bool
+	}{
+		// Draft 4's boolean exclusiveMaximum qualifies maximum.
+		{"d4 exclusive max", obj(d4, `"n":{"maximum":3,"exclusiveMaximum":true}`), `{"n":3}`, false},
+		{"d4 exclusive max below", obj(d4, `"n":{"maximum":3,"exclusiveMaximum":true}`), `{"n":2.5}`, true},
+		{"d4 inclusive max", obj(d4, `"n":{"maximum":3,"exclusiveMaximum":false}`), `{"n":3}`, true},
+		{"d4 exclusive min", obj(d4, `"n":{"minimum":1,"exclusiveMinimum":true}`), `{"n":1}`, false},
+		// Keywords a draft does not have are annotations there.
+		{"d4 has no const", obj(d4, `"n":{"const":1}`), `{"n":2}`, true},
+		{"d6 has no if", obj(d6, `"n":{"if":{"type":"string"},"then":{"minLength":3}}`), `{"n":"a"}`, true},
+		{"d7 has if", obj(d7, `"n":{"if":{"type":"string"},"then":{"minLength":3}}`), `{"n":"a"}`, false},
+		// An array of items, then additionalItems.
+		{"d7 tuple", obj(d7, `"t":{"type":"array","items":[{"type":"string"},{"type":"integer"}],"additionalItems":false}`), `{"t":["a",1]}`, true},
+		{"d7 tuple extra", obj(d7, `"t":{"type":"array","items":[{"type":"string"},{"type":"integer"}],"additionalItems":false}`), `{"t":["a",1,2]}`, false},
+		{"d7 tuple wrong", obj(d7, `"t":{"type":"array","items":[{"type":"string"},{"type":"integer"}]}`), `{"t":[1,1]}`, false},
+		{"d7 additionalItems after one schema ignored", obj(d7, `"t":{"items":{"type":"integer"},"additionalItems":false}`), `{"t":[1,2]}`, true},
+		{"d2019 tuple extra", obj(d2019, `"t":{"items":[{"type":"string"}],"additionalItems":{"type":"integer"}}`), `{"t":["a","b"]}`, false},
+		// dependencies: names or a schema.
+		{"d7 dependency names", obj(d7, `"a":{},"b":{}`) + ``, `{"a":1}`, true},
+		{"d7 dependencies", `{` + d7 + `"type":"object","properties":{},"dependencies":{"a":["b"],"c":{"required":["d"]}}}`, `{"a":1}`, false},
+		{"d7 dependent schema", `{` + d7 + `"type":"object","properties":{},"dependencies":{"a":["b"],"c":{"required":["d"]}}}`, `{"c":1}`, false},
+		{"d7 dependencies met", `{` + d7 + `"type":"object","properties":{},"dependencies":{"a":["b"],"c":{"required":["d"]}}}`, `{"a":1,"b":2,"c":3,"d":4}`, true},
+		// Before 2019-09 a $ref's siblings are ignored; after, they apply.
+		{"d7 ref siblings ignored", `{` + d7 + `"type":"object","properties":{"n":{"$ref":"#/definitions/i","maximum":1}},"definitions":{"i":{"type":"integer"}}}`, `{"n":5}`, true},
+		{"d7 ref applies", `{` + d7 + `"type":"object","properties":{"n":{"$ref":"#/definitions/i","maximum":1}},"definitions":{"i":{"type":"integer"}}}`, `{"n":"x"}`, false},
+		{"d2020 ref siblings apply", `{` + d2020 + `"type":"object","properties":{"n":{"$ref":"#/$defs/i","maximum":1}},"$defs":{"i":{"type":"integer"}}}`, `{"n":5}`, false},
+		// A pointer through a renamed keyword still finds its schema.
+		{"d7 ref into tuple", `{` + d7 + `"type":"object","properties":{"t":{"items":[{"type":"integer"}]},"u":{"$ref":"#/properties/t/items/0"}}}`, `{"u":"x"}`, false},
+		{"d7 ref into tuple ok", `{` + d7 + `"type":"object","properties":{"t":{"items":[{"type":"integer"}]},"u":{"$ref":"#/properties/t/items/0"}}}`, `{"u":3}`, true},
+		// Plain-name anchors in $id (id in draft 4).
+		{"d7 anchor", `{` + d7 + `"type":"object","properties":{"n":{"$ref":"#num"}},"definitions":{"x":{"$id":"#num","type":"integer"}}}`, `{"n":"x"}`, false},
+		{"d4 anchor", `{` + d4 + `"type":"object","properties":{"n":{"$ref":"#num"}},"definitions":{"x":{"id":"#num","type":"integer"}}}`, `{"n":1}`, true},
+		// Drafts 4–7 assert formats; 2019-09 and 2020-12 only annotate.
+		{"d7 date-time", obj(d7, `"at":{"type":"string","format":"date-time"}`), `{"at":"yesterday"}`, false},
+		{"d7 date-time ok", obj(d7, `"at":{"type":"string","format":"date-time"}`), `{"at":"2026-12-03T10:00:00Z"}`, true},
+		{"d4 email", obj(d4, `"e":{"format":"email"}`), `{"e":"no at sign"}`, false},
+		{"d6 ipv4", obj(d6, `"ip":{"format":"ipv4"}`), `{"ip":"256.1.1.1"}`, false},
+		{"d7 uri", obj(d7, `"u":{"format":"uri"}`), `{"u":"relative/path"}`, false},
+		{"d7 format in anyOf", obj(d7, `"d":{"anyOf":[{"format":"date"},{"type":"integer"}]}`), `{"d":"2026-02-30"}`, false},
+		{"d7 unknown format", obj(d7, `"d":{"format":"colour"}`), `{"d":"x"}`, true},
+		{"d2020 format annotates", obj(d2020, `"at":{"format":"date-time"}`), `{"at":"yesterday"}`, true},
+		{"no $schema format annotates", obj("", `"at":{"format":"date-time"}`), `{"at":"yesterday"}`, true},
+		{"d2019 format annotates", obj(d2019, `"at":{"format":"date-time"}`), `{"at":"yesterday"}`, true},
+		// 2019-09's recursive references.
+		{"d2019 recursive", `{` + d2019 + `"$recursiveAnchor":true,"type":"object","properties":{"child":{"$recursiveRef":"#"},"n":{"type":"integer"}}}`, `{"child":{"child":{"n":"x"}}}`, false},
+		{"d2019 recursive ok", `{` + d2019 + `"$recursiveAnchor":true,"type":"object","properties":{"child":{"$recursiveRef":"#"},"n":{"type":"integer"}}}`, `{"child":{"child":{"n":1}}}`, true},
+		// 2020-12 itself.
+		{"d2020 prefixItems", obj(d2020, `"t":{"prefixItems":[{"type":"string"}],"items":false}`), `{"t":["a",1]}`, false},
+		{"d2020 unevaluated", obj(d2020, `"o":{"type":"object","properties":{"a":{}},"unevaluatedProperties":false}`), `{"o":{"b":1}}`, false},
+	} {
+		v, err := tool.NewValidator("t", json.RawMessage(c.schema))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		input, err := tool.ParseInput(c.input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = v.Validate(input)
+		var ve *tool.ValidationError
+		switch {
+		case c.valid && err != nil:
+			t.Errorf("%s: %s rejected: %v", c.name, c.input, err)
+		case !c.valid && !errors.As(err, &ve):
+			t.Errorf("%s: %s accepted (%v)", c.name, c.input, err)
+		case !c.valid && ve.Message == "":
+			t.Errorf("%s: no message", c.name)
+		}
+	}
+}
+
+// A format failure reads as Python's FormatChecker says it.
+func TestFormatMessage(t *testing.T) {
+	v, err := tool.NewValidator("t", json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"at":{"type":"string","format":"date-time"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = v.Validate(map[string]any{"at": "soon"})
+	if err == nil || !strings.HasSuffix(err.Error(), `'soon' is not a 'date-time'`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// Schemas the meta-schema refuses, or that cannot be resolved, are
+// refused when the tool is made, with a *SchemaError naming where.
+func TestSchemaErrorsAtRegistration(t *testing.T) {
+	for _, s := range []string{
+		`{"type":"object","properties":{"a":{"minLength":-1}}}`,
+		`{"type":"object","properties":{"a":{"maxItems":1.5}}}`,
+		`{"type":"object","properties":{"a":{"pattern":"("}}}`,
+		`{"type":"object","properties":{"a":{"type":["string","string"]}}}`,
+		`{"type":"object","properties":{"a":3}}`,
+		`{"type":"object","properties":{},"required":"a"}`,
+		`{"type":"object","properties":{"a":{"anyOf":[]}}}`,
+		`{"type":"object","properties":{"a":{"multipleOf":0}}}`,
+		`{"type":"object","properties":{},"patternProperties":{"(":{}}}`,
+		`{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}`,
+		`{"$schema":"https://example.com/my-draft","type":"object","properties":{}}`,
+		`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"items":[{"type":"nope"}]}}}`,
+	} {
+		_, err := tool.NewValidator("t", json.RawMessage(s))
+		var se *tool.SchemaError
+		if !errors.As(err, &se) {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+}

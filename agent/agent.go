@@ -61,6 +61,11 @@ type Agent struct {
 	msgBuf  []*message.Msg
 	// countBuf is the token count's message list, reused.
 	countBuf []*message.Msg
+	// stamper stamps the events emitted on a reply's own goroutine (the
+	// loop's and the reasoning steps', not a concurrent batch's workers);
+	// one reply runs at a time. Event ids need to be unique, not
+	// unguessable.
+	stamper stamp.Stamper
 }
 
 // reactConfig, modelConfig and injection are Config's fields as the loop

@@ -56,7 +56,7 @@ func (r *run) newMsg(text string, opts ...message.Option) *message.Msg {
 // interruption closes the reply, any other error is the stream's last
 // item.
 func (r *run) reply(in ReplyInput) {
-	r.out = sink{a: r.a, yield: r.yield}
+	r.out = sink{a: r.a, yield: r.yield, st: &r.a.stamper}
 	o, err := r.start(in)
 	if err != nil && !errors.Is(err, errStopped) && r.cancelled(err) {
 		// The reference's `except CancelledError` around the whole reply:

@@ -22,7 +22,7 @@ import (
 func (r *run) reasoning(choice *model.ToolChoice) (*message.Msg, outcome, error) {
 	h := r.a.reasoningChain(func(ctx context.Context, in ReasoningInput) iter.Seq2[Item, error] {
 		return func(y func(Item, error) bool) {
-			s := sink{a: r.a, yield: y}
+			s := sink{a: r.a, yield: y, st: &r.a.stamper}
 			if err := r.reason(ctx, in, &s); err != nil && !errors.Is(err, errStopped) {
 				s.fail(err)
 			}

@@ -66,6 +66,8 @@ type Feed struct {
 	// hub's reader for another process's), so a replay from at or past it
 	// has nothing to read.
 	live int64
+	// rec is the session as read once subscribed (Session).
+	rec session.Record
 }
 
 // Follow opens a feed of the session's events from cursor. It is
@@ -91,7 +93,7 @@ func (e *Engine) Follow(ctx context.Context, key session.Key, from Cursor) (*Fee
 		f.Close()
 		return nil, storeErr(err)
 	}
-	f.live = rec.LastSeq
+	f.live, f.rec = rec.LastSeq, rec
 	if from.Set && e.hub.based(key) {
 		return f, nil
 	}
@@ -131,8 +133,14 @@ func (e *Engine) FollowNew(rec session.Record) (*Feed, error) {
 		return nil, err
 	}
 	e.hub.base(k, rec.LastSeq)
-	return &Feed{e: e, key: k, sub: sub, last: rec.LastSeq, live: rec.LastSeq}, nil
+	return &Feed{e: e, key: k, sub: sub, last: rec.LastSeq, live: rec.LastSeq, rec: rec}, nil
 }
+
+// Session is the session's record as the feed read it once subscribed (as
+// given, for FollowNew): a transport that checks the session before a run
+// needs no read of its own, and a run started on it (StartSession) none
+// either.
+func (f *Feed) Session() session.Record { return f.rec }
 
 // subscribe adds a follower of k to the hub, unless the engine drains or
 // its limits refuse it.

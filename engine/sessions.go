@@ -55,7 +55,7 @@ type SessionInfo struct {
 }
 
 // Sessions lists the user's sessions of q (of one agent, when AgentID is
-// set; a page of them, with Limit and Offset), with their statuses, and
+// set; a page of them, with Limit, Offset and After), with their statuses, and
 // how many there are in all. A status is read with its record, from the
 // one row: no state is loaded (but a row from before the status column,
 // once).
@@ -85,6 +85,14 @@ func (e *Engine) Status(ctx context.Context, k session.Key) (session.Status, err
 		return "", err
 	}
 	st, err := e.statusOf(ctx, k, rec)
+	return st, storeErr(err)
+}
+
+// StatusOf is Status of a record the caller has just read (Feed.Session,
+// Session): the store is read only for a row whose status it cannot vouch
+// for.
+func (e *Engine) StatusOf(ctx context.Context, rec session.Record) (session.Status, error) {
+	st, err := e.statusOf(ctx, session.Key{UserID: rec.UserID, SessionID: rec.ID}, rec)
 	return st, storeErr(err)
 }
 

@@ -21,6 +21,12 @@ type legacyStore struct {
 	loads  int
 }
 
+func (l *legacyStore) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.loads
+}
+
 func (l *legacyStore) mask(rec session.Record) session.Record {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -97,5 +103,58 @@ func TestStatusOfARowFromBeforeTheColumn(t *testing.T) {
 	}
 	if legacy.loads != 1 {
 		t.Errorf("%d state loads for one unknown status, want 1", legacy.loads)
+	}
+}
+
+// A feed hands over the session as it read it once subscribed, and
+// StatusOf judges that record without reading the store again: a
+// transport checks a session and starts its run on one read.
+func TestFeedSessionAndStatusOf(t *testing.T) {
+	counting := &legacyStore{forget: map[string]bool{}}
+	r := newRig(t, []scripted.Turn{noteTurn}, func(c *engine.Config) { counting.Store = c.Store; c.Store = counting })
+	ctx := context.Background()
+	k := r.session()
+	feed, err := r.eng.Follow(ctx, k, engine.Cursor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := feed.Session(); rec.ID != k.SessionID || rec.UserID != k.UserID || rec.AgentID != "a1" || rec.LastSeq != 0 {
+		t.Fatalf("before a run: %+v", rec)
+	}
+	if _, err := r.eng.Start(ctx, k, "a1", userText("note milk")); err != nil {
+		t.Fatal(err)
+	}
+	newReader(feed).until(t, event.TypeRequireUserConfirm)
+	feed.Close()
+
+	again, err := r.eng.Follow(ctx, k, engine.Cursor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	rec := again.Session()
+	want, err := r.eng.Session(ctx, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.LastSeq == 0 || rec.LastSeq != want.LastSeq || rec.Status != session.StatusAwaitingPermission {
+		t.Fatalf("after parking: feed has %+v, the store %+v", rec, want)
+	}
+	counting.mu.Lock()
+	counting.loads = 0
+	counting.mu.Unlock()
+	if st, err := r.eng.StatusOf(ctx, rec); err != nil || st != session.StatusAwaitingPermission {
+		t.Fatalf("StatusOf: %s, %v", st, err)
+	}
+	if n := counting.count(); n != 0 {
+		t.Errorf("StatusOf of a stored status loaded the state %d times", n)
+	}
+	// A row the store cannot vouch for is derived once, as Status does.
+	counting.mu.Lock()
+	counting.forget[k.SessionID] = true
+	counting.mu.Unlock()
+	rec.Status = session.StatusUnknown
+	if st, err := r.eng.StatusOf(ctx, rec); err != nil || st != session.StatusAwaitingPermission || counting.count() != 1 {
+		t.Fatalf("StatusOf of an unknown status: %s, %v, %d loads", st, err, counting.count())
 	}
 }

@@ -19,7 +19,8 @@ type ChatModel interface {
 	Name() string
 	// Stream makes one call. See the package documentation for the error
 	// and cancellation contract. The Parts slice of a yielded Chunk is only
-	// valid until the next iteration step; strings in it may be kept.
+	// valid until the next iteration step and is read-only to the
+	// consumer (see Chunk); strings in it may be kept.
 	Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, error]
 }
 
@@ -175,6 +176,12 @@ type Part struct {
 
 // Chunk is one step of a model stream: some parts, and optionally the
 // latest usage report (cumulative for the call so far).
+//
+// A consumer reads a chunk's Parts and never writes to them (nor appends
+// to the slice): a model may hand out the same parts again, as
+// model/scripted hands every replay of a turn its compiled parts, and
+// a middleware's change would then reach the next call. A consumer that
+// wants other parts builds its own slice.
 type Chunk struct {
 	Parts []Part
 	Usage *message.Usage

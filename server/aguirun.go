@@ -50,15 +50,29 @@ func (s *Server) aguiRun(w http.ResponseWriter, r *http.Request, user string) {
 	ctx := r.Context()
 	aid := r.PathValue("aid")
 	k := session.Key{UserID: user, SessionID: in.ThreadID}
-	rec, err := s.eng.Session(ctx, k)
+	// Subscribed before the run starts, from the log's end, so none of the
+	// run's events is missed; the Run tells them from another client's
+	// that may come in between. The feed's one read of the session serves
+	// the checks and the run's start.
+	feed, err := s.eng.Follow(ctx, k, engine.Cursor{})
 	exists := err == nil
-	switch {
-	case err != nil && !errors.Is(err, engine.ErrNotFound):
+	if err != nil && !errors.Is(err, engine.ErrNotFound) {
 		s.fail(w, err)
 		return
-	case exists && rec.AgentID != aid:
-		writeDetail(w, http.StatusConflict, fmt.Sprintf("thread %q is a session of agent %q, not of %q", in.ThreadID, rec.AgentID, aid))
-		return
+	}
+	served := false
+	defer func() {
+		if !served && feed != nil {
+			feed.Close()
+		}
+	}()
+	var rec session.Record
+	if exists {
+		rec = feed.Session()
+		if rec.AgentID != aid {
+			writeDetail(w, http.StatusConflict, fmt.Sprintf("thread %q is a session of agent %q, not of %q", in.ThreadID, rec.AgentID, aid))
+			return
+		}
 	}
 
 	var (
@@ -95,7 +109,7 @@ func (s *Server) aguiRun(w http.ResponseWriter, r *http.Request, user string) {
 			s.fail(w, storeEr)
 			return
 		}
-		inputs, err := s.resumeInputs(ctx, k, exists, in.Resume)
+		inputs, err := s.resumeInputs(ctx, rec, exists, in.Resume)
 		if err != nil {
 			s.aguiFail(w, err, in.Resume)
 			return
@@ -120,38 +134,36 @@ func (s *Server) aguiRun(w http.ResponseWriter, r *http.Request, user string) {
 
 	created := false
 	if !exists {
-		_, err := s.eng.CreateSession(ctx, engine.NewSession{ID: in.ThreadID, UserID: user, AgentID: aid})
-		if errors.Is(err, engine.ErrExists) {
+		rec, err = s.eng.CreateSession(ctx, engine.NewSession{ID: in.ThreadID, UserID: user, AgentID: aid})
+		switch {
+		case err == nil:
+			created = true
+			// A session made here has no log and no other client yet.
+			feed, err = s.eng.FollowNew(rec)
+		case errors.Is(err, engine.ErrExists):
 			// Another request of this user may have created it since;
 			// another user's id stays refused, and says nothing of theirs.
-			if rec, err2 := s.eng.Session(ctx, k); err2 == nil && rec.AgentID == aid {
-				err = nil
+			used := err
+			if feed, err = s.eng.Follow(ctx, k, engine.Cursor{}); err != nil || feed.Session().AgentID != aid {
+				err = used
+			} else {
+				rec = feed.Session()
 			}
-		} else if err == nil {
-			created = true
 		}
 		if err != nil {
+			s.abandon(k, created)
 			s.fail(w, err)
 			return
 		}
 	}
-	// Subscribed before the run starts, from the log's end, so none of the
-	// run's events is missed; the Run tells them from another client's
-	// that may come in between.
-	feed, err := s.eng.Follow(ctx, k, engine.Cursor{})
+	cur, err := s.eng.StartSession(ctx, rec, aid, firstIn)
 	if err != nil {
-		s.abandon(k, created)
-		s.fail(w, err)
-		return
-	}
-	cur, err := s.eng.Start(ctx, k, aid, firstIn)
-	if err != nil {
-		feed.Close()
 		s.abandon(k, created)
 		s.fail(w, err)
 		return
 	}
 	st := &aguiStream{s: s, k: k, agentID: aid, run: agui.NewRun(in.ThreadID, in.RunID), more: more, cur: cur}
+	served = true
 	st.serve(w, r, feed)
 }
 
@@ -173,11 +185,12 @@ var errNothingParked = errors.New("nothing is parked")
 
 // resumeInputs checks a resume against the session's parked reply and
 // returns the engine inputs that answer it, in the order the park came.
-func (s *Server) resumeInputs(ctx context.Context, k session.Key, exists bool, resume []agui.ResumeEntry) ([]resumeInput, error) {
+func (s *Server) resumeInputs(ctx context.Context, rec session.Record, exists bool, resume []agui.ResumeEntry) ([]resumeInput, error) {
 	if !exists {
 		return nil, errNothingParked
 	}
-	status, err := s.eng.Status(ctx, k)
+	k := session.Key{UserID: rec.UserID, SessionID: rec.ID}
+	status, err := s.eng.StatusOf(ctx, rec)
 	if err != nil {
 		return nil, err
 	}

@@ -23,9 +23,11 @@ func scaleSessions() int {
 
 // BenchmarkListSessionsScale: GET /sessions/?limit=100 on a user with
 // 100,000 sessions (issue 21's size), on the store AGENTSCOPE_SERVER_STORE
-// names: the first page, one in the middle and the last. The sessions are
-// made through the store (a run would add a state, which a listing never
-// reads: the status is a column), eight at a time.
+// names: the first page, one in the middle and the last, each reached by
+// cursor (the next_cursor of the page before, found by paging through
+// once) and by offset. The sessions are made through the store (a run
+// would add a state, which a listing never reads: the status is a
+// column), eight at a time.
 func BenchmarkListSessionsScale(b *testing.B) {
 	e := newEnv(b, nil, nil)
 	n := scaleSessions()
@@ -45,22 +47,48 @@ func BenchmarkListSessionsScale(b *testing.B) {
 	}
 	close(next)
 	wg.Wait()
-	for _, page := range []int{1, n / 200, n / 100} {
-		b.Run(fmt.Sprintf("page=%d", page), func(b *testing.B) {
+	type list struct {
+		Sessions   []json.RawMessage
+		Total      int
+		NextCursor string `json:"next_cursor"`
+	}
+	get := func(b *testing.B, q string) list {
+		var l list
+		if r := e.do("GET", q, user, ""); r.code != 200 || json.Unmarshal([]byte(r.body), &l) != nil {
+			b.Fatalf("%s: %d %s", q, r.code, r.body)
+		}
+		return l
+	}
+	pages := []int{1, n / 200, n / 100}
+	cursors := map[int]string{} // the cursor that reaches each page
+	for p, c := 1, ""; p <= pages[2]; p++ {
+		cursors[p] = c
+		q := "/sessions/?limit=100"
+		if c != "" {
+			q += "&cursor=" + c
+		}
+		c = get(b, q).NextCursor
+	}
+	for _, page := range pages {
+		for _, by := range []string{"cursor", "offset"} {
 			q := fmt.Sprintf("/sessions/?limit=100&offset=%d", (page-1)*100)
-			for b.Loop() {
-				r := e.do("GET", q, user, "")
-				if r.code != 200 {
-					b.Fatal(r.body)
+			if by == "cursor" {
+				q = "/sessions/?limit=100"
+				if c := cursors[page]; c != "" {
+					q += "&cursor=" + c
 				}
 			}
-			var list struct {
-				Sessions []json.RawMessage
-				Total    int
-			}
-			if r := e.do("GET", q, user, ""); json.Unmarshal([]byte(r.body), &list) != nil || len(list.Sessions) != 100 || list.Total != n {
-				b.Fatalf("page %d: %d sessions of %d", page, len(list.Sessions), list.Total)
-			}
-		})
+			b.Run(fmt.Sprintf("page=%d/%s", page, by), func(b *testing.B) {
+				for b.Loop() {
+					r := e.do("GET", q, user, "")
+					if r.code != 200 {
+						b.Fatal(r.body)
+					}
+				}
+				if l := get(b, q); len(l.Sessions) != 100 || l.Total != n || (l.NextCursor == "") != (page == pages[2]) {
+					b.Fatalf("page %d: %d sessions of %d, next %q", page, len(l.Sessions), l.Total, l.NextCursor)
+				}
+			})
+		}
 	}
 }

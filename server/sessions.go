@@ -82,9 +82,12 @@ func key(r *http.Request, user string) session.Key {
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, user string) {
-	// limit and offset page the list, newest first (not in the reference,
-	// which lists every session): each entry costs a status lookup, so a
-	// client with thousands of sessions reads one page at a time.
+	// limit, offset and cursor page the list, newest first (not in the
+	// reference, which lists every session): a client with thousands of
+	// sessions reads one page at a time. cursor (the next_cursor of the
+	// page before) costs a page however deep it is, and sessions made or
+	// deleted meanwhile shift no page; offset costs the rows it skips,
+	// and is kept for the clients that count pages.
 	q := r.URL.Query()
 	lq := session.ListQuery{UserID: user, AgentID: q.Get("agent_id")}
 	for _, p := range []struct {
@@ -101,12 +104,30 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, user strin
 			*p.v = n
 		}
 	}
+	if v, ok := q["cursor"]; ok {
+		c, err := session.ParseListCursor(v[0])
+		if err != nil {
+			writeInvalid(w, []any{"query", "cursor"}, "value_error", "cursor must be the next_cursor of a listing")
+			return
+		}
+		lq.After = &c
+	}
+	// One more than the page tells whether a next page exists.
+	limit := lq.Limit
+	if limit > 0 {
+		lq.Limit++
+	}
 	infos, total, err := s.eng.Sessions(r.Context(), lq)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	out := api.SessionList{Sessions: make([]api.SessionEntry, 0, len(infos)), Total: total}
+	out := api.SessionList{Total: total}
+	if limit > 0 && len(infos) > limit {
+		infos = infos[:limit]
+		out.NextCursor = infos[limit-1].Record.Cursor().String()
+	}
+	out.Sessions = make([]api.SessionEntry, 0, len(infos))
 	for _, in := range infos {
 		out.Sessions = append(out.Sessions, api.SessionEntry{Session: recordOf(in.Record, nil), IsRunning: in.Status == session.StatusRunning, Status: string(in.Status)})
 	}

@@ -26,6 +26,8 @@ type wsEvent struct {
 	seq int64
 	ev  event.Event
 	raw string // the event's JSON as sent
+	// at is when its frame arrived, before the client decoded it.
+	at time.Time
 }
 
 // wsReply is the answer to one client frame.
@@ -109,6 +111,7 @@ func (w *wsClient) read() {
 	defer close(w.replies)
 	for {
 		typ, data, err := w.c.Read(context.Background())
+		at := time.Now()
 		if err != nil {
 			w.err = err
 			return
@@ -132,7 +135,7 @@ func (w *wsClient) read() {
 				w.err = fmt.Errorf("event frame %q: %v", data, err)
 				return
 			}
-			w.events <- wsEvent{*f.Seq, ev, string(f.Event)}
+			w.events <- wsEvent{*f.Seq, ev, string(f.Event), at}
 			continue
 		}
 		var r wsReply

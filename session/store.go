@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,7 +79,16 @@ type Record struct {
 	RunSeq int64
 	// LastSeq is the sequence of the log's last event (LastSeq).
 	LastSeq int64
+	// Order is the session's place in its store's creation order: unique
+	// in the store, higher for a later session. It breaks the ties of
+	// CreatedAt in a listing, and with it makes the listing's cursor
+	// (ListCursor).
+	Order int64
 }
+
+// Cursor is the record's position in a listing: a ListQuery with After
+// set to it lists the sessions after this one.
+func (r Record) Cursor() ListCursor { return ListCursor{CreatedAt: r.CreatedAt, Order: r.Order} }
 
 // NewSession is what CreateSession needs. Config nil is stored as {}.
 type NewSession struct {
@@ -99,13 +110,59 @@ type Patch struct {
 	Config json.RawMessage
 }
 
-// ListQuery selects a user's sessions, newest first.
+// ListQuery selects a user's sessions, newest first: by CreatedAt, then
+// Order, descending.
 type ListQuery struct {
 	UserID string
 	// AgentID "" lists the sessions of every agent.
 	AgentID string
-	// Limit 0 means no limit; Offset skips that many of the newest.
+	// After, when set, starts the list after that position (the Cursor of
+	// the last record of the page before): only older sessions follow. A
+	// page read so costs the page, however deep it is, and sessions made
+	// or deleted meanwhile shift nothing: each session that was there
+	// from the first page to the last is listed once. nil starts at the
+	// newest.
+	After *ListCursor
+	// Limit 0 means no limit; Offset skips that many of the newest (after
+	// After, when set). An Offset costs the rows it skips.
 	Limit, Offset int
+}
+
+// ListCursor is a position in a listing's order (see ListQuery.After).
+// Its String is the opaque token a client pages with.
+type ListCursor struct {
+	CreatedAt time.Time
+	Order     int64
+}
+
+// String is c as a URL-safe token (ParseListCursor reads it back).
+func (c ListCursor) String() string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(c.CreatedAt.UnixMicro()))
+	binary.BigEndian.PutUint64(b[8:], uint64(c.Order))
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// ParseListCursor reads a ListCursor's String; anything else is
+// ErrInvalid.
+func ParseListCursor(s string) (ListCursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) != 16 {
+		return ListCursor{}, fmt.Errorf("%w: not a list cursor: %q", ErrInvalid, s)
+	}
+	return ListCursor{
+		CreatedAt: time.UnixMicro(int64(binary.BigEndian.Uint64(b[:8]))).UTC(),
+		Order:     int64(binary.BigEndian.Uint64(b[8:])),
+	}, nil
+}
+
+// Precedes reports whether a record at (created, order) is listed after c:
+// it is older, or as old and made before.
+func (c ListCursor) Precedes(created time.Time, order int64) bool {
+	if d := created.Compare(c.CreatedAt); d != 0 {
+		return d < 0
+	}
+	return order < c.Order
 }
 
 // State is a session's saved AgentState JSON and its version. A session
@@ -203,7 +260,9 @@ type Sessions interface {
 	// GetSession returns the session's row: its record, status and lease.
 	GetSession(ctx context.Context, k Key) (Record, error)
 	// ListSessions returns one page, newest first, and the total count
-	// matching the query; each record carries its status and lease.
+	// matching the query (all of the user's or agent's sessions, whatever
+	// After, Limit and Offset: read off a count the store keeps, not
+	// counted); each record carries its status and lease.
 	ListSessions(ctx context.Context, q ListQuery) (page []Record, total int, err error)
 	UpdateSession(ctx context.Context, k Key, p Patch) (Record, error)
 	// DeleteSession removes the session with its state, transcript,

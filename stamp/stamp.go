@@ -24,7 +24,7 @@ var Default Source = defaultSource{}
 type defaultSource struct{}
 
 func (defaultSource) NewID() string { return arenaID() }
-func (defaultSource) Now() string   { return arenaTime(wallNow()) }
+func (defaultSource) Now() string   { return arenaTime(wallNanos()) }
 
 const hexDigits = "0123456789abcdef"
 
@@ -126,6 +126,16 @@ func (a *arena) cut(n int, fill func([]byte) []byte) string {
 	return unsafeString(a.buf[start:len(a.buf):len(a.buf)])
 }
 
+// at is the timestamp of Unix nanoseconds ns, shared with the previous
+// one cut from a within the same microsecond.
+func (a *arena) at(ns int64) string {
+	if u := ns / 1000; a.ts == "" || a.us != u {
+		a.ts = a.cut(26, func(b []byte) []byte { return appendTimeCached(b, time.Unix(0, ns)) })
+		a.us = u
+	}
+	return a.ts
+}
+
 func arenaID() string {
 	a := arenas.Get().(*arena)
 	s := a.cut(32, AppendID)
@@ -134,29 +144,20 @@ func arenaID() string {
 }
 
 // IDNow returns what Default.NewID and Default.Now would, in one visit to
-// the shared arenas: the pair an event is stamped with.
+// the shared arenas: the pair an event is stamped with. A single goroutine
+// stamping a stream does better with a Stamper.
 func IDNow() (id, now string) {
 	ns := wallNanos()
 	a := arenas.Get().(*arena)
 	id = a.cut(32, AppendID)
-	u := ns / 1000
-	if a.ts == "" || a.us != u {
-		a.ts = a.cut(26, func(b []byte) []byte { return appendTimeCached(b, time.Unix(0, ns)) })
-		a.us = u
-	}
-	now = a.ts
+	now = a.at(ns)
 	arenas.Put(a)
 	return id, now
 }
 
-func arenaTime(t time.Time) string {
+func arenaTime(ns int64) string {
 	a := arenas.Get().(*arena)
-	u := t.UnixMicro()
-	if a.ts == "" || a.us != u {
-		a.ts = a.cut(26, func(b []byte) []byte { return appendTimeCached(b, t) })
-		a.us = u
-	}
-	s := a.ts
+	s := a.at(ns)
 	arenas.Put(a)
 	return s
 }
@@ -174,29 +175,24 @@ type anchor struct {
 	ns int64
 }
 
-// wallNanos is wallNow as Unix nanoseconds: no time.Time is built on the
-// path of an event whose timestamp string is shared with the previous
-// one (same microsecond).
+// wallNanos is the wall clock as Unix nanoseconds, read through
+// clockAnchor: the one home of the default source's clock. No time.Time
+// is built on the path of an event whose timestamp string is shared with
+// the previous one (same microsecond).
 func wallNanos() int64 {
 	if a := clockAnchor.Load(); a != nil {
 		if d := time.Since(a.t); d >= 0 && d < time.Second {
 			return a.ns + int64(d)
 		}
 	}
-	return wallNow().UnixNano()
+	t := time.Now()
+	ns := t.UnixNano()
+	clockAnchor.Store(&anchor{t: t, ns: ns})
+	return ns
 }
 
-// wallNow is time.Now through clockAnchor.
-func wallNow() time.Time {
-	if a := clockAnchor.Load(); a != nil {
-		if d := time.Since(a.t); d >= 0 && d < time.Second {
-			return a.t.Add(d)
-		}
-	}
-	t := time.Now()
-	clockAnchor.Store(&anchor{t: t, ns: t.UnixNano()})
-	return t
-}
+// wallNow is wallNanos as a local time.Time.
+func wallNow() time.Time { return time.Unix(0, wallNanos()) }
 
 // secondPrefix is the formatted "YYYY-MM-DDTHH:MM:SS" of one Unix second.
 type secondPrefix struct {

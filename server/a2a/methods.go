@@ -49,7 +49,7 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 	var (
 		t       *tracker
 		k       session.Key
-		rec     session.Record // the new message's context, read or made here
+		rec     session.Record // the context, as read (or made) here
 		in      engine.Input
 		feed    *engine.Feed
 		err     error
@@ -80,7 +80,9 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 			return
 		}
 		history = h.history(ctx, t)
-		feed, err = h.eng.Follow(ctx, k, engine.After(t.last))
+		if feed, err = h.eng.Follow(ctx, k, engine.After(t.last)); err == nil {
+			rec = feed.Session()
+		}
 	} else {
 		m, e := userMsg(msg)
 		if e != nil {
@@ -88,9 +90,19 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 			return
 		}
 		if msg.ContextID != "" {
+			// Subscribed first, from the log's end, so none of the run's
+			// events is missed (the engine's Run tells them from those of
+			// another client's run that may come in between); the feed's
+			// one read of the session serves the checks and the run.
 			k = session.Key{UserID: c.user, SessionID: msg.ContextID}
-			rec, err = h.eng.Session(ctx, k)
+			feed, err = h.eng.Follow(ctx, k, engine.Cursor{})
+			if err == nil {
+				rec = feed.Session()
+			}
 			if errors.Is(err, engine.ErrNotFound) || (err == nil && rec.AgentID != c.agentID) {
+				if feed != nil {
+					feed.Close()
+				}
 				h.fail(c.w, c.id, invalid("params.message.contextId %q is not a conversation of yours with this agent: omit it to start one", cut(msg.ContextID, 80)))
 				return
 			}
@@ -98,17 +110,22 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 				h.fail(c.w, c.id, err)
 				return
 			}
-			st, err := h.eng.Status(ctx, k)
+			st, err := h.eng.StatusOf(ctx, rec)
 			if err != nil {
+				feed.Close()
 				h.fail(c.w, c.id, err)
 				return
 			}
+			var busy *Error
 			switch st {
 			case session.StatusAwaitingPermission, session.StatusAwaitingExternalResult:
-				h.fail(c.w, c.id, unsupported("a task of context %q waits for input: answer it (the message's taskId), or cancel it first", k.SessionID))
-				return
+				busy = unsupported("a task of context %q waits for input: answer it (the message's taskId), or cancel it first", k.SessionID)
 			case session.StatusRunning:
-				h.fail(c.w, c.id, unsupported("context %q is working on a task: wait for it, or cancel it first", k.SessionID))
+				busy = unsupported("context %q is working on a task: wait for it, or cancel it first", k.SessionID)
+			}
+			if busy != nil {
+				feed.Close()
+				h.fail(c.w, c.id, busy)
 				return
 			}
 		} else {
@@ -118,20 +135,13 @@ func (h *Handler) sendMessage(c *call, stream bool) {
 				return
 			}
 			k, created = session.Key{UserID: c.user, SessionID: rec.ID}, true
+			// A context made here has no log and no other client yet.
+			feed, err = h.eng.FollowNew(rec)
 		}
 		echo := *msg
 		echo.ContextID = k.SessionID
 		history = []Message{echo}
 		in = engine.Messages(m)
-		// Subscribed before the run starts, from the log's end, so none
-		// of the run's events is missed; the engine's Run tells them from
-		// those of another client's run that may come in between. A
-		// context made here has no log and no other client yet.
-		if created {
-			feed, err = h.eng.FollowNew(rec)
-		} else {
-			feed, err = h.eng.Follow(ctx, k, engine.Cursor{})
-		}
 	}
 	if err != nil {
 		h.abandon(k, created)

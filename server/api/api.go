@@ -150,10 +150,14 @@ type SessionEntry struct {
 	Team      any           `json:"team"`
 }
 
-// SessionList is GET /sessions/.
+// SessionList is GET /sessions/. NextCursor is not in the reference:
+// the cursor of the next page of a paged listing (?limit=), absent on the
+// last page and on a listing of everything, so an unpaged answer is the
+// reference's exactly.
 type SessionList struct {
-	Sessions []SessionEntry `json:"sessions"`
-	Total    int            `json:"total"`
+	Sessions   []SessionEntry `json:"sessions"`
+	Total      int            `json:"total"`
+	NextCursor string         `json:"next_cursor,omitempty"`
 }
 
 // Created is POST /sessions/'s answer.

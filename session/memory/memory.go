@@ -65,7 +65,7 @@ type input struct {
 // record is e's row as the store returns it (e.mu held).
 func (e *entry) record() session.Record {
 	r := copyRecord(e.rec)
-	r.Status, r.Lease, r.RunSeq, r.LastSeq = e.status, e.lease, e.runSeq, int64(len(e.events))
+	r.Status, r.Lease, r.RunSeq, r.LastSeq, r.Order = e.status, e.lease, e.runSeq, int64(len(e.events)), e.order
 	return r
 }
 
@@ -149,36 +149,31 @@ func (s *Store) ListSessions(ctx context.Context, q session.ListQuery) ([]sessio
 	if err := check.List(q); err != nil {
 		return nil, 0, err
 	}
-	type row struct {
-		rec   session.Record
-		order int64
-	}
-	var rows []row
+	var rows []session.Record
+	total := 0
 	s.mu.RLock()
 	for _, e := range s.sessions {
 		e.mu.Lock()
 		if !e.deleted && e.rec.UserID == q.UserID && (q.AgentID == "" || e.rec.AgentID == q.AgentID) {
-			rows = append(rows, row{e.record(), e.order})
+			total++
+			if q.After == nil || q.After.Precedes(e.rec.CreatedAt, e.order) {
+				rows = append(rows, e.record())
+			}
 		}
 		e.mu.Unlock()
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(rows, func(a, b row) int {
-		if c := b.rec.CreatedAt.Compare(a.rec.CreatedAt); c != 0 {
+	slices.SortFunc(rows, func(a, b session.Record) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 			return c
 		}
-		return int(b.order - a.order)
+		return cmp.Compare(b.Order, a.Order)
 	})
-	total := len(rows)
 	rows = rows[min(q.Offset, len(rows)):]
 	if q.Limit > 0 && len(rows) > q.Limit {
 		rows = rows[:q.Limit]
 	}
-	out := make([]session.Record, len(rows))
-	for i, r := range rows {
-		out[i] = r.rec
-	}
-	return out, total, nil
+	return slices.Clone(rows), total, nil
 }
 
 func (s *Store) UpdateSession(ctx context.Context, k session.Key, p session.Patch) (session.Record, error) {

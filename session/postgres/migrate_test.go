@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentscope-go/agentscope/session"
 	"github.com/agentscope-go/agentscope/session/postgres/postgrestest"
+	"github.com/agentscope-go/agentscope/session/sessiontest"
 )
 
 func versions(t *testing.T, s *Store) []int {
@@ -48,7 +50,7 @@ func TestOpenConcurrently(t *testing.T) {
 		}
 		defer stores[i].Close()
 	}
-	if v := versions(t, stores[0]); len(v) != 5 || v[0] != 1 || v[1] != 2 || v[2] != 3 || v[3] != 4 || v[4] != 5 {
+	if v := versions(t, stores[0]); !slices.Equal(v, []int{1, 2, 3, 4, 5, 6}) {
 		t.Errorf("schema_migrations: %v", v)
 	}
 	again, err := Open(t.Context(), Config{URL: url})
@@ -56,7 +58,7 @@ func TestOpenConcurrently(t *testing.T) {
 		t.Fatalf("open again: %v", err)
 	}
 	defer again.Close()
-	if v := versions(t, again); len(v) != 5 {
+	if v := versions(t, again); len(v) != 6 {
 		t.Errorf("schema_migrations after another open: %v", v)
 	}
 }
@@ -106,7 +108,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 5 {
+	if v := versions(t, s); len(v) != 6 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusIdle {
@@ -354,7 +356,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 5 {
+	if v := versions(t, s); len(v) != 6 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusRunning {
@@ -403,4 +405,30 @@ func TestDeleteAgentLeavesNoRows(t *testing.T) {
 	if n := count(); n != 0 {
 		t.Errorf("%d rows left after delete", n)
 	}
+}
+
+// Version 6 counts the sessions already there per user and agent, and
+// from then on its trigger counts every insert and delete, whichever
+// statement makes it (a raw one included): the listing's total is that
+// count, and it agrees with the rows at every step.
+func TestMigrateSessionCounts(t *testing.T) {
+	t.Parallel()
+	url := postgrestest.Schema(t)
+	old, err := open(t.Context(), Config{URL: url}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"s1", "s2", "s3"} {
+		oldSession(t, old, id)
+	}
+	exec(t, old, `UPDATE sessions SET agent_id = 'b' WHERE id = 's3'`)
+	old.Close()
+
+	s, err := Open(t.Context(), Config{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sessiontest.MigratedCounts(t, s, func(id string) { oldSession(t, s, id) },
+		func(id string) { exec(t, s, `DELETE FROM sessions WHERE id = '`+id+`'`) })
 }

@@ -114,6 +114,18 @@ func testDeleteAgent(t *testing.T, e *env) {
 	if after := snapshot(t, e, keepOtherAgent) + snapshot(t, e, keepOtherUser); after != before {
 		t.Errorf("deleting an agent changed other sessions:\nbefore %s\nafter  %s", before, after)
 	}
+	// The totals count what is left: the agent's sessions are gone from
+	// them, the others' stay.
+	for _, c := range []struct {
+		q    session.ListQuery
+		want int
+	}{{session.ListQuery{UserID: "u1"}, 1}, {session.ListQuery{UserID: "u1", AgentID: a.ID}, 0}, {session.ListQuery{UserID: "u2", AgentID: a.ID}, 1}} {
+		page, total, err := e.s.ListSessions(e.ctx, c.q)
+		must(t, "ListSessions", err)
+		if total != c.want || len(page) != c.want {
+			t.Errorf("ListSessions %+v after deleting an agent: total %d, %d records, want %d", c.q, total, len(page), c.want)
+		}
+	}
 	list, err := e.s.ListAgents(e.ctx, "u1")
 	must(t, "ListAgents", err)
 	if len(list) != 0 {

@@ -28,6 +28,8 @@ func Run(t *testing.T, open New) {
 	}{
 		{"Sessions", testSessions},
 		{"List", testList},
+		{"ListCursor", testListCursor},
+		{"ListCursorConcurrent", testListCursorConcurrent},
 		{"ChosenID", testChosenID},
 		{"UserIsolation", testIsolation},
 		{"UnknownSession", testUnknown},
@@ -290,6 +292,182 @@ func testList(t *testing.T, e *env) {
 	must(t, "ListSessions of a user without sessions", err)
 	if total != 0 || len(page) != 0 {
 		t.Errorf("nobody: total %d, %d records", total, len(page))
+	}
+}
+
+func recordIDs(rs []session.Record) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// pageThrough lists q from its start to its end by cursor, size at a
+// time, checking the total of every page; it returns the ids in order.
+func pageThrough(t *testing.T, e *env, q session.ListQuery, size, total int) []string {
+	t.Helper()
+	var out []string
+	q.Limit = size
+	for range total/size + 2 {
+		page, n, err := e.s.ListSessions(e.ctx, q)
+		must(t, "ListSessions by cursor", err)
+		if n != total {
+			t.Errorf("ListSessions %+v: total %d, want %d", q, n, total)
+		}
+		out = append(out, recordIDs(page)...)
+		if len(page) < size {
+			return out
+		}
+		c := page[len(page)-1].Cursor()
+		q.After = &c
+	}
+	t.Fatalf("ListSessions %+v: more pages than %d sessions make", q, total)
+	return nil
+}
+
+// A cursor (ListQuery.After, a record's Cursor) pages through the list in
+// the order of one listing, ties of a microsecond included, for a user
+// and for one agent; Offset skips from the cursor on; a cursor stays good
+// when its session is deleted, and new sessions (newer than any cursor)
+// never shift the pages after it.
+func testListCursor(t *testing.T, e *env) {
+	var a1 []string
+	for i := range 12 {
+		agent := "a1"
+		if i%3 == 2 {
+			agent = "a2"
+		}
+		k := e.create(t, "u1", agent)
+		if agent == "a1" {
+			a1 = append(a1, k.SessionID)
+		}
+		if i%4 == 3 {
+			e.clock.Advance(time.Millisecond) // four sessions a microsecond
+		}
+	}
+	e.create(t, "u2", "a1")
+	all, total, err := e.s.ListSessions(e.ctx, session.ListQuery{UserID: "u1"})
+	must(t, "ListSessions", err)
+	if total != 12 || len(all) != 12 {
+		t.Fatalf("u1: total %d, %d records", total, len(all))
+	}
+	ids := recordIDs(all)
+	for _, size := range []int{1, 3, 5, 12, 13} {
+		if got := pageThrough(t, e, session.ListQuery{UserID: "u1"}, size, 12); !slices.Equal(got, ids) {
+			t.Errorf("u1 by %d: %v, want %v", size, got, ids)
+		}
+	}
+	slices.Reverse(a1)
+	for _, size := range []int{2, 8} {
+		if got := pageThrough(t, e, session.ListQuery{UserID: "u1", AgentID: "a1"}, size, 8); !slices.Equal(got, a1) {
+			t.Errorf("u1/a1 by %d: %v, want %v", size, got, a1)
+		}
+	}
+	c := all[4].Cursor()
+	page, _, err := e.s.ListSessions(e.ctx, session.ListQuery{UserID: "u1", After: &c, Offset: 2, Limit: 3})
+	must(t, "ListSessions after a cursor with an offset", err)
+	if got := recordIDs(page); !slices.Equal(got, ids[7:10]) {
+		t.Errorf("cursor of #4, offset 2, limit 3: %v, want %v", got, ids[7:10])
+	}
+	// The cursor's own session deleted, and newer ones made.
+	must(t, "DeleteSession", e.s.DeleteSession(e.ctx, session.Key{UserID: "u1", SessionID: all[4].ID}))
+	e.create(t, "u1", "a1")
+	e.clock.Advance(time.Millisecond)
+	e.create(t, "u1", "a2")
+	page, total, err = e.s.ListSessions(e.ctx, session.ListQuery{UserID: "u1", After: &c})
+	must(t, "ListSessions after a deleted session's cursor", err)
+	if got := recordIDs(page); total != 13 || !slices.Equal(got, ids[5:]) {
+		t.Errorf("after the deleted #4: total %d, %v, want 13, %v", total, got, ids[5:])
+	}
+	last := all[11].Cursor()
+	page, total, err = e.s.ListSessions(e.ctx, session.ListQuery{UserID: "u1", After: &last})
+	must(t, "ListSessions after the oldest", err)
+	if total != 13 || len(page) != 0 {
+		t.Errorf("after the oldest: total %d, %v", total, recordIDs(page))
+	}
+	// Another user's cursor lists this user's sessions only.
+	page, total, err = e.s.ListSessions(e.ctx, session.ListQuery{UserID: "u2", After: &c})
+	must(t, "ListSessions of u2 after u1's cursor", err)
+	if total != 1 || len(page) != 0 {
+		t.Errorf("u2 after u1's cursor: total %d, %v", total, recordIDs(page))
+	}
+	// A cursor survives its wire form.
+	back, err := session.ParseListCursor(c.String())
+	if err != nil || back != c {
+		t.Errorf("ParseListCursor(%q) = %+v, %v; want %+v", c.String(), back, err, c)
+	}
+	for _, bad := range []string{"", "x", c.String() + "A", "!" + c.String()[1:]} {
+		_, err := session.ParseListCursor(bad)
+		wantErr(t, fmt.Sprintf("ParseListCursor(%q)", bad), err, session.ErrInvalid)
+	}
+}
+
+// Paging by cursor while sessions are made (some in the same microsecond
+// as the ones listed, as on a clock that did not move, some later) and
+// deleted: every session there from the first page to the last is listed
+// exactly once, and nothing is listed twice.
+func testListCursorConcurrent(t *testing.T, e *env) {
+	const n, size = 60, 7
+	var old []string
+	for i := range n {
+		old = append(old, e.create(t, "u1", "a1").SessionID)
+		if i%10 == 9 {
+			e.clock.Advance(time.Millisecond)
+		}
+	}
+	doomed := e.create(t, "u1", "a1").SessionID
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	wg.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := e.s.CreateSession(e.ctx, session.NewSession{UserID: "u1", AgentID: "a1"}); err != nil {
+				errs <- err
+				return
+			}
+			if i%5 == 4 {
+				e.clock.Advance(time.Microsecond)
+			}
+		}
+	})
+	seen := map[string]int{}
+	q := session.ListQuery{UserID: "u1", Limit: size}
+	for pages := 0; ; pages++ {
+		page, _, err := e.s.ListSessions(e.ctx, q)
+		must(t, "ListSessions by cursor", err)
+		for _, r := range page {
+			seen[r.ID]++
+		}
+		if pages == 2 {
+			must(t, "DeleteSession", e.s.DeleteSession(e.ctx, session.Key{UserID: "u1", SessionID: doomed}))
+		}
+		if len(page) < size {
+			break
+		}
+		c := page[len(page)-1].Cursor()
+		q.After = &c
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("CreateSession meanwhile: %v", err)
+	}
+	for id, k := range seen {
+		if k > 1 {
+			t.Errorf("session %s listed %d times", id, k)
+		}
+	}
+	for _, id := range old {
+		if seen[id] != 1 {
+			t.Errorf("session %s, there all along, listed %d times", id, seen[id])
+		}
 	}
 }
 

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentscope-go/agentscope/session"
+	"github.com/agentscope-go/agentscope/session/sessiontest"
 )
 
 func versions(t *testing.T, s *Store) []int {
@@ -47,7 +49,7 @@ func TestOpenTwice(t *testing.T) {
 		t.Fatalf("second open: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 5 || v[0] != 1 || v[1] != 2 || v[2] != 3 || v[3] != 4 || v[4] != 5 {
+	if v := versions(t, s); !slices.Equal(v, []int{1, 2, 3, 4, 5, 6}) {
 		t.Errorf("schema_migrations after two opens: %v", v)
 	}
 	if _, err := s.GetSession(t.Context(), session.Key{UserID: "u", SessionID: rec.ID}); err != nil {
@@ -99,7 +101,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 5 {
+	if v := versions(t, s); len(v) != 6 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusIdle {
@@ -375,7 +377,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 5 {
+	if v := versions(t, s); len(v) != 6 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusRunning {
@@ -425,4 +427,29 @@ func TestDeleteAgentLeavesNoRows(t *testing.T) {
 	if n := count(); n != 0 {
 		t.Errorf("%d rows left after delete", n)
 	}
+}
+
+// Version 6 counts the sessions already there per user and agent, and
+// from then on its triggers count every insert and delete, whichever
+// statement makes it (a raw one included): the listing's total is that
+// count, and it agrees with the rows at every step.
+func TestMigrateSessionCounts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v5.db")
+	old, err := open(t.Context(), Config{Path: path}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"s1", "s2", "s3"} {
+		oldSession(t, old, id)
+	}
+	exec(t, old, `UPDATE sessions SET agent_id = 'b' WHERE id = 's3'`)
+	old.Close()
+
+	s, err := Open(t.Context(), Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sessiontest.MigratedCounts(t, s, func(id string) { oldSession(t, s, id) },
+		func(id string) { exec(t, s, `DELETE FROM sessions WHERE id = '`+id+`'`) })
 }

@@ -337,7 +337,8 @@ func (s *Store) ListSessions(ctx context.Context, q session.ListQuery) ([]sessio
 	if q.Limit > 0 {
 		limit = q.Limit
 	}
-	rows, err := s.rows(ctx, d.Q.ListSessions, q.UserID, q.AgentID, limit, q.Offset)
+	stmt, args := d.List(q, limit)
+	rows, err := s.rows(ctx, stmt, args...)
 	if err != nil {
 		return nil, 0, fail(ctx, err)
 	}
@@ -355,7 +356,8 @@ func (s *Store) ListSessions(ctx context.Context, q session.ListQuery) ([]sessio
 		return nil, 0, fail(ctx, err)
 	}
 	if total < 0 { // an empty page (or an offset past the end) carries no count
-		if err := s.row(ctx, d.Q.CountSessions, q.UserID, q.AgentID).Scan(&total); err != nil {
+		stmt, args := d.Count(q)
+		if err := s.row(ctx, stmt, args...).Scan(&total); err != nil {
 			return nil, 0, fail(ctx, err)
 		}
 	}

@@ -30,7 +30,7 @@ var (
 	writeStmts = []string{qCreate, qSessionExists, qFence, qBumpPos, qUpsertMsg, qBumpSeq, d.Q.SessionN, d.Q.ClaimLease, d.Q.LeaseOf,
 		d.Q.StateOf, d.Q.ClaimLeftovers, d.Q.EnqueueClaimed, d.Q.Renew, d.Q.Finish, d.Q.InsertState, d.Q.UpdateState, d.Q.CompleteInput,
 		d.Q.FillStatus, d.Q.UpdateSession}
-	readStmts = []string{d.Q.SessionN, d.Q.GetSession, d.Q.ListSessions, d.Q.CountSessions, d.Q.LastSeq, d.Q.LoadState, d.Q.ReadEvents,
+	readStmts = []string{d.Q.SessionN, d.Q.GetSession, d.Q.ListUser, d.Q.ListUserAfter, d.Q.ListAgent, d.Q.ListAgentAfter, d.Q.CountUser, d.Q.CountAgent, d.Q.LastSeq, d.Q.LoadState, d.Q.ReadEvents,
 		d.Q.PendingInputs, d.Q.Recoverable, d.Q.HeldBy, d.Q.GetAgent, d.Q.ListAgents}
 )
 

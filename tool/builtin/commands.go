@@ -248,7 +248,10 @@ var commands = sync.OnceValue(func() map[string]*cmdSpec {
 			}, check: func(*parsedArgs) string { return "it changes worktrees" }},
 			"remote": {flags: flags("v", "--verbose"), subs: map[string]*cmdSpec{
 				"get-url": {flags: flags("", "--push --all"), ops: opWords, maxOps: 1},
-				"show":    {flags: flags("n", ""), ops: opWords, maxOps: 1},
+				// show asks its remote unless -n: an operand that is a
+				// URL or a path, not a remote's name, is a request to any
+				// host the model names (git remote show https://x/DATA).
+				"show": {flags: flags("n", ""), ops: opWords, maxOps: 1, check: remoteShow},
 			}},
 			"reflog": {flags: gitLog.flags, numeric: true, subs: map[string]*cmdSpec{
 				"show":   {flags: gitLog.flags, numeric: true, ops: opWords},
@@ -257,10 +260,11 @@ var commands = sync.OnceValue(func() map[string]*cmdSpec {
 			"version": {flags: flags("", "--build-options")},
 		}
 
+		// docker inspect is not here: a container's configuration holds
+		// its environment, where its secrets usually are.
 		dockerSubs = map[string]*cmdSpec{
 			"ps":      {flags: flags("aqsn:l"+"f:", "--all --quiet --size --last= --latest --filter= --format= --no-trunc")},
 			"images":  {flags: flags("aq"+"f:", "--all --quiet --filter= --format= --no-trunc --digests --tree"), ops: opWords},
-			"inspect": {flags: flags("s"+"f:", "--format= --size --type="), ops: opWords},
 			"logs":    {flags: flags("ft"+"n:", "--follow --timestamps --tail= --since= --until= --details"), ops: opWords, maxOps: 1},
 			"version": {flags: flags("f:", "--format=")},
 			"info":    {flags: flags("f:", "--format=")},
@@ -579,4 +583,27 @@ func findReadOnly(args []arg) (starts []arg, why string) {
 		}
 	}
 	return starts, ""
+}
+
+// remoteShow lets git remote show contact only a remote by its name (or
+// none, with -n): a URL, a path or a word known only when it runs asks.
+func remoteShow(p *parsedArgs) string {
+	if p.has("-n") {
+		return ""
+	}
+	for _, o := range p.operands {
+		if !o.literal || !remoteName(o.value) {
+			return "it contacts a host or path given by its operand"
+		}
+	}
+	return ""
+}
+
+// remoteName reports whether s can only be a configured remote's name:
+// git takes a word with a colon, or one that starts like a path, as a URL.
+func remoteName(s string) bool {
+	if s == "" || strings.ContainsAny(s, ":\\") || strings.ContainsAny(s[:1], "/.~-") {
+		return false
+	}
+	return true
 }

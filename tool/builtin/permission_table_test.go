@@ -108,6 +108,8 @@ var permissionTable = map[string][]tableRow{
 		{"git config --list", readOnly}, {"git stash list", readOnly}, {"git reflog", readOnly},
 		{"git describe --tags", readOnly}, {"git -C sub status", readOnly}, {"git --no-pager log", readOnly},
 		{"git cat-file -p HEAD", readOnly}, {"git worktree list", readOnly},
+		{"git remote show origin", readOnly}, {"git remote show -n origin", readOnly},
+		{"git remote show -n https://x.example/DATA", readOnly},
 	},
 	"git: writing or executing": {
 		{"git diff --output=/tmp/x", asks}, {"git diff --output /tmp/x", asks}, {"git log --output=x", asks},
@@ -123,6 +125,9 @@ var permissionTable = map[string][]tableRow{
 		{"git stash", asks}, {"git stash drop", asks}, {"git reflog expire --all", asks},
 		{"git grep -O foo", asks}, {"git grep --open-files-in-pager foo", asks}, {"git worktree add x", asks},
 		{"git submodule update", asks}, {"git apply p.diff", asks}, {"git", asks},
+		{"git remote show https://x.example/DATA", asks}, {"git remote show git@x.example:DATA", asks},
+		{"git remote show /tmp/other", asks}, {"git remote show ../other", asks}, {"git remote show \"$R\"", asks},
+		{"docker inspect web", asks}, {"docker inspect --format '{{.Config.Env}}' web", safety},
 	},
 	"find: writing and executing predicates": {
 		{"find . -delete", asks}, {"find . -name '*.o' -delete", asks}, {"find . -exec rm {} ;", asks},

@@ -1,6 +1,9 @@
 package sqlstore
 
-import "reflect"
+import (
+	"fmt"
+	"reflect"
+)
 
 // Queries are the statements both backends run, rendered for one dialect.
 // Parameters are named in each field's comment, in order.
@@ -9,12 +12,17 @@ type Queries struct {
 	GetSession string
 	// SessionN is a session's row number: id, user.
 	SessionN string
-	// ListSessions is a page with the total in each row: user, agent (""
-	// for all), limit, offset.
-	ListSessions string
-	// CountSessions is the total, for a page that came back empty: user,
-	// agent.
-	CountSessions string
+	// ListUser is a page of a user's sessions with the total in each
+	// row: user, limit, offset. ListUserAfter starts after a cursor:
+	// user, created_at, n, limit, offset. ListAgent and ListAgentAfter
+	// are those of one agent's sessions, with the agent after the user.
+	// Four statements rather than one with optional terms, so that each
+	// plan reads its index from the cursor on (a generic plan of "$3 IS
+	// NULL OR …" would scan from the newest).
+	ListUser, ListUserAfter, ListAgent, ListAgentAfter string
+	// CountUser and CountAgent are the total, for a page that came back
+	// empty: user (and agent).
+	CountUser, CountAgent string
 	// UpdateSession: name (NULL: keep), config (NULL: keep), now, id, user.
 	UpdateSession string
 	// FillStatus: id, user, status. It matches only a stale status.
@@ -88,14 +96,16 @@ type Queries struct {
 var shared = Queries{
 	GetSession: `SELECT ` + RecordCols + ` FROM sessions WHERE id = $1 AND user_id = $2`,
 	SessionN:   `SELECT n FROM sessions WHERE id = $1 AND user_id = $2`,
-	// One statement, so the page and the total agree. The total is an
-	// uncorrelated subquery, counted once off the index: a window
-	// (count(*) OVER ()) would build every matching row, config and all,
-	// to return a page of them.
-	ListSessions: `SELECT ` + RecordCols + `, (SELECT count(*) FROM sessions WHERE user_id = $1 AND ($2 = '' OR agent_id = $2))
-		FROM sessions WHERE user_id = $1 AND ($2 = '' OR agent_id = $2)
-		ORDER BY created_at DESC, n DESC LIMIT $3 OFFSET $4`,
-	CountSessions: `SELECT count(*) FROM sessions WHERE user_id = $1 AND ($2 = '' OR agent_id = $2)`,
+	// One statement each, so the page and the total agree. The total is
+	// read off session_counts (kept by triggers on sessions, in the
+	// transaction of each insert and delete), not counted: a count(*)
+	// of 100,000 sessions costs more than the page.
+	ListUser:       listPage(false, false),
+	ListUserAfter:  listPage(false, true),
+	ListAgent:      listPage(true, false),
+	ListAgentAfter: listPage(true, true),
+	CountUser:      countOf(false),
+	CountAgent:     countOf(true),
 	UpdateSession: `UPDATE sessions SET name = coalesce($1, name), config = coalesce($2, config), updated_at = $3
 		WHERE id = $4 AND user_id = $5 RETURNING ` + RecordCols,
 	FillStatus: `UPDATE sessions SET status = $3
@@ -141,6 +151,40 @@ var shared = Queries{
 	DeleteAgentSessions: `DELETE FROM sessions WHERE user_id = $1 AND agent_id = $2 RETURNING n`,
 	DeleteSession:       `DELETE FROM sessions WHERE id = $1 AND user_id = $2 RETURNING n`,
 }
+
+// listPage is a listing statement (see Queries.ListUser): of one agent
+// (its id $2) or of all, from the newest or after a cursor. The cursor's
+// term is written so that its first half, created_at <= $c, bounds the
+// index scan in both databases (sessions_by_user; sessions_by_owner read
+// backwards), whichever way the index is sorted; the second drops the
+// rows of the cursor's microsecond at or above its n.
+func listPage(agent, after bool) string {
+	where, next := `user_id = $1`, 2
+	if agent {
+		where, next = where+` AND agent_id = $2`, 3
+	}
+	if after {
+		c, n := fmt.Sprintf("$%d", next), fmt.Sprintf("$%d", next+1)
+		where += ` AND created_at <= ` + c + ` AND (created_at < ` + c + ` OR n < ` + n + `)`
+		next += 2
+	}
+	// The page's rows are picked off the index alone (it holds n), and
+	// only then read: an offset skips index entries, not rows.
+	return `SELECT ` + RecordCols + `, ` + totalOf(agent) + ` FROM sessions WHERE n IN (SELECT n FROM sessions WHERE ` + where +
+		fmt.Sprintf(` ORDER BY created_at DESC, n DESC LIMIT $%d OFFSET $%d) ORDER BY created_at DESC, n DESC`, next, next+1)
+}
+
+// totalOf is the count of a user's sessions (of one agent, $2), as a
+// scalar subquery.
+func totalOf(agent bool) string {
+	q := `(SELECT coalesce(sum(n), 0) FROM session_counts WHERE user_id = $1`
+	if agent {
+		q += ` AND agent_id = $2`
+	}
+	return q + `)`
+}
+
+func countOf(agent bool) string { return `SELECT ` + totalOf(agent) }
 
 func newDialect(name string, sqlite bool) *Dialect {
 	d := &Dialect{Name: name, sqlite: sqlite}

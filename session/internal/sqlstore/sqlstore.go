@@ -99,8 +99,9 @@ func (c TimeCol) Value() (driver.Value, error) { return c.T, nil }
 type Scanner interface{ Scan(dest ...any) error }
 
 // RecordCols are the columns ScanRecord reads: a session's record, its
-// status, its lease and where its log stands.
-const RecordCols = `id, user_id, agent_id, name, config, created_at, updated_at, status, lease_owner, lease_expires, lease_epoch, run_seq, last_seq`
+// status, its lease, where its log stands and its row number (the
+// record's Order).
+const RecordCols = `id, user_id, agent_id, name, config, created_at, updated_at, status, lease_owner, lease_expires, lease_epoch, run_seq, last_seq, n`
 
 // ScanRecord reads RecordCols, then extra.
 func ScanRecord(row Scanner, extra ...any) (session.Record, error) {
@@ -108,7 +109,7 @@ func ScanRecord(row Scanner, extra ...any) (session.Record, error) {
 	var created, updated, expires TimeCol
 	var cfg []byte
 	var status string
-	dest := append([]any{&r.ID, &r.UserID, &r.AgentID, &r.Name, &cfg, &created, &updated, &status, &r.Lease.Owner, &expires, &r.Lease.Epoch, &r.RunSeq, &r.LastSeq}, extra...)
+	dest := append([]any{&r.ID, &r.UserID, &r.AgentID, &r.Name, &cfg, &created, &updated, &status, &r.Lease.Owner, &expires, &r.Lease.Epoch, &r.RunSeq, &r.LastSeq, &r.Order}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return session.Record{}, err
 	}
@@ -180,4 +181,34 @@ func InputNotFound(id int64) error {
 // stored one.
 func Conflict(k session.Key, expected int64) error {
 	return fmt.Errorf("session %s: state is no longer at version %d: %w", k.SessionID, expected, session.ErrConflict)
+}
+
+// List is the listing statement of q and its parameters; limit is the
+// LIMIT parameter (NoLimit for none).
+func (d *Dialect) List(q session.ListQuery, limit any) (string, []any) {
+	args := []any{q.UserID}
+	if q.AgentID != "" {
+		args = append(args, q.AgentID)
+	}
+	if q.After != nil {
+		args = append(args, d.Time(q.After.CreatedAt), q.After.Order)
+	}
+	args = append(args, limit, q.Offset)
+	switch {
+	case q.AgentID != "" && q.After != nil:
+		return d.Q.ListAgentAfter, args
+	case q.AgentID != "":
+		return d.Q.ListAgent, args
+	case q.After != nil:
+		return d.Q.ListUserAfter, args
+	}
+	return d.Q.ListUser, args
+}
+
+// Count is the statement counting q's sessions, and its parameters.
+func (d *Dialect) Count(q session.ListQuery) (string, []any) {
+	if q.AgentID != "" {
+		return d.Q.CountAgent, []any{q.UserID, q.AgentID}
+	}
+	return d.Q.CountUser, []any{q.UserID}
 }

@@ -1,12 +1,11 @@
 package tool
 
 import (
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
+	"github.com/agentscope-go/agentscope/internal/pycompat/pyschema"
 )
 
 // The validator of record (github.com/google/jsonschema-go) implements
@@ -15,53 +14,19 @@ import (
 // meaning, so that one implementation of one draft validates them all, and
 // the message renderer (pyschema, 2020-12 as well) walks the same tree.
 
-// draft is a JSON Schema draft, by the year or number it is known by.
-type draft int
+// draft is a JSON Schema draft; pyschema reads "$schema" as Python's
+// jsonschema.validate does, and renders messages in the same draft.
+type draft = pyschema.Draft
 
 const (
-	draft4    draft = 4
-	draft6    draft = 6
-	draft7    draft = 7
-	draft2019 draft = 2019
-	draft2020 draft = 2020
+	draft4    = pyschema.Draft4
+	draft6    = pyschema.Draft6
+	draft7    = pyschema.Draft7
+	draft2019 = pyschema.Draft2019
+	draft2020 = pyschema.Draft2020
 )
 
 const draft2020URL = "https://json-schema.org/draft/2020-12/schema"
-
-// errUnknownDraft is wrapped by a *SchemaError for a "$schema" that names
-// no draft this package validates (nothing is ever fetched).
-var errUnknownDraft = errors.New("unknown $schema")
-
-// draftOf reads the root's "$schema"; none means Draft 2020-12, as for
-// Python's jsonschema.validate.
-func draftOf(root pyjson.Value) (draft, error) {
-	s, ok := root.Get("$schema")
-	if !ok {
-		return draft2020, nil
-	}
-	if s.Kind != pyjson.String {
-		return 0, fmt.Errorf("%w: not a string", errUnknownDraft)
-	}
-	u := strings.TrimSuffix(s.Str, "#")
-	if rest, ok := strings.CutPrefix(u, "http://"); ok {
-		u = rest
-	} else if rest, ok := strings.CutPrefix(u, "https://"); ok {
-		u = rest
-	}
-	switch u {
-	case "json-schema.org/schema", "json-schema.org/draft/2020-12/schema":
-		return draft2020, nil
-	case "json-schema.org/draft/2019-09/schema":
-		return draft2019, nil
-	case "json-schema.org/draft-07/schema":
-		return draft7, nil
-	case "json-schema.org/draft-06/schema":
-		return draft6, nil
-	case "json-schema.org/draft-04/schema":
-		return draft4, nil
-	}
-	return 0, fmt.Errorf("%w %q", errUnknownDraft, s.Str)
-}
 
 // to2020 returns root, a schema of draft d, as the Draft 2020-12 schema
 // that accepts the same instances. A 2020-12 schema is returned as it is.

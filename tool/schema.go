@@ -57,11 +57,7 @@ func NewValidator(toolName string, schema json.RawMessage) (*Validator, error) {
 // of the same schema text; every part is only read once built.
 type compiledSchema struct {
 	tree     pyjson.Value // the schema as given, for messages and for models
-	t2020    pyjson.Value // tree as Draft 2020-12 (the same value for a 2020-12 schema)
 	resolved *jsonschema.Resolved
-	// formats: "format" asserts (drafts 4–7), checked on t2020 after the
-	// validator of record, which only annotates it.
-	formats bool
 }
 
 // schemaCache keeps compiled schemas by text, up to maxCachedSchemas; it
@@ -120,7 +116,7 @@ const schemaURL = "mem:///input.json"
 // drafts' meta-schemas in its package initialisation, 1.7 MB of heap in
 // every process that links it (BENCHMARKS.md, memory at start).
 func compileSchema(tree pyjson.Value) (compiledSchema, error) {
-	d, err := draftOf(tree)
+	d, err := pyschema.DraftOf(tree)
 	if err != nil {
 		return compiledSchema{}, err
 	}
@@ -136,22 +132,15 @@ func compileSchema(tree pyjson.Value) (compiledSchema, error) {
 	if err != nil {
 		return compiledSchema{}, err
 	}
-	return compiledSchema{tree: tree, t2020: t2020, resolved: r, formats: d < draft2019}, nil
+	return compiledSchema{tree: tree, resolved: r}, nil
 }
 
 // check validates an instance decoded from JSON (maps, slices, float64 or
-// json.Number, strings, booleans, nil) with the validator of record, then,
-// for drafts 4–7, the formats.
+// json.Number, strings, booleans, nil) with the validator of record.
+// "format" only annotates, in every draft: jsonschema.validate, which the
+// reference calls, passes no format checker.
 func (c *compiledSchema) check(instance any) error {
-	if err := c.resolved.Validate(numbersAsGo(instance)); err != nil {
-		return err
-	}
-	if c.formats {
-		if msg, bad := pyschema.BestMatchFormats(c.t2020, pyjson.FromAny(instance)); bad {
-			return errors.New(msg)
-		}
-	}
-	return nil
+	return c.resolved.Validate(numbersAsGo(instance))
 }
 
 // Validate returns nil or a *ValidationError phrased like the reference.

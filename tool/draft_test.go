@@ -148,6 +148,11 @@ func TestSchemaErrorsAtRegistration(t *testing.T) {
 		`{"type":"object","properties":{"a":{"multipleOf":0}}}`,
 		`{"type":"object","properties":{},"patternProperties":{"(":{}}}`,
 		`{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}`,
+		// Nothing is fetched: a reference outside the schema does not resolve.
+		`{"type":"object","properties":{"a":{"$ref":"http://127.0.0.1:1/s.json"}}}`,
+		`{"type":"object","properties":{"a":{"$ref":"file:///etc/passwd"}}}`,
+		`{"$id":"http://127.0.0.1:1/root.json","type":"object","properties":{"a":{"$ref":"other.json"}}}`,
+		`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"$ref":"https://example.com/s.json#/definitions/x"}}}`,
 		`{"$schema":"https://example.com/my-draft","type":"object","properties":{}}`,
 		`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"items":[{"type":"nope"}]}}}`,
 	} {

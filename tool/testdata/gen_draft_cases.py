@@ -56,6 +56,11 @@ tup = obj(D7, {"t": {"type": "array", "items": [{"type": "string"}, {"type": "in
 case(tup, {"t": ["a", 1]}, {"t": ["a", 1, 2]}, {"t": ["a", 1, 2, 3]}, {"t": [1]}, {"t": ["a", "b"]},
      {"u": ["a", True, 3]}, {"u": ["a", True]}, {"v": ["a", "b", "c"]}, {"v": ["a", 1]})
 case(obj(D4, {"t": {"type": "array", "items": [{"type": "string"}], "additionalItems": False}}), {"t": ["a", "b"]})
+# additionalItems without items is ignored.
+case(obj(D7, {"t": {"type": "array", "additionalItems": False, "minItems": 3}}),
+     {"t": [1, 2]})
+# Draft 2019-09's $ref siblings apply; before, the $ref alone.
+case(obj(D7, {"n": {"$ref": "#/definitions/i", "maximum": 1}}, definitions={"i": {"type": "integer"}}), {"n": 5}, {"n": "x"})
 # formats: jsonschema.validate does not assert them, whatever the draft.
 fmt = {"type": "string", "format": "email"}
 for d in (D4, D6, D7, D2019):

@@ -101,8 +101,10 @@ func (v *validator) additionalItems(kv, schema, inst pyjson.Value, refDepth int)
 	if v.draft >= Draft2020 || inst.Kind != pyjson.Array {
 		return nil
 	}
-	items, _ := schema.Get("items")
-	if items.Kind == pyjson.Object || (items.Kind == pyjson.Bool && v.draft > Draft4) {
+	// Without "items" it is ignored too: jsonschema reads a missing items
+	// as {}.
+	items, ok := schema.Get("items")
+	if !ok || items.Kind == pyjson.Object || (items.Kind == pyjson.Bool && v.draft > Draft4) {
 		return nil
 	}
 	n := 0

@@ -12,19 +12,29 @@ import (
 )
 
 // The reference-style message renderer and the validator of record agree
-// on validity for every schema of the renderer's Python-derived cases, on
-// random instances built from those schemas' names and values.
+// on validity for every schema of the Python-derived cases (the
+// renderer's, of Draft 2020-12, and this package's of drafts 4–2019-09,
+// which the validator reads translated to 2020-12 and the renderer in
+// their own draft), on random instances built from those schemas' names
+// and values.
 func TestRendererAgreesWithValidator(t *testing.T) {
-	data, err := os.ReadFile("../internal/pycompat/pyschema/testdata/python_cases.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var cases []struct {
 		Schema   json.RawMessage
 		Instance json.RawMessage
 	}
-	if err := json.Unmarshal(data, &cases); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{"../internal/pycompat/pyschema/testdata/python_cases.json", "testdata/draft_cases.json"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var more []struct {
+			Schema   json.RawMessage
+			Instance json.RawMessage
+		}
+		if err := json.Unmarshal(data, &more); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, more...)
 	}
 	type compiled struct {
 		tree pyjson.Value

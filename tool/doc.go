@@ -34,8 +34,11 @@
 // Python's jsonschema picks for a schema without "$schema"; the MCP SDK
 // links it anyway): drafts 4, 6, 7 and 2019-09 are rewritten into the
 // 2020-12 schema of the same meaning first (draft.go), checked against what
-// the meta-schema allows (schemacheck.go), and formats assert for drafts
-// 4–7 as those drafts say. It replaced santhosh-tekuri/jsonschema, whose
-// package initialisation compiles five meta-schemas, 1.7 MB of heap in
-// every process that links it.
+// the meta-schema allows (schemacheck.go); "format" only annotates, in
+// every draft, as in the reference's jsonschema.validate (no format
+// checker). The message the model is sent is rendered by
+// internal/pycompat/pyschema in the schema's own draft, with Python's
+// texts. It replaced santhosh-tekuri/jsonschema, whose package
+// initialisation compiles five meta-schemas, 1.7 MB of heap in every
+// process that links it.
 package tool

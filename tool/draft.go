@@ -55,15 +55,26 @@ var (
 	schemaMap  = map[string]bool{"properties": true, "patternProperties": true, "definitions": true, "$defs": true, "dependentSchemas": true}
 )
 
-// unknownIn lists keywords a draft does not have: they are annotations
-// there, so they must not start to validate once the schema is read as
-// 2020-12.
-func (t translator) unknown(k string) bool {
+// unknown reports the keywords a draft does not have: they are
+// annotations there (jsonschema's validator of that draft has no function
+// for them), so they must not start to validate once the schema is read
+// as 2020-12. Draft 4's boolean exclusiveMaximum/exclusiveMinimum are
+// handled with maximum/minimum; a number there is no keyword either.
+func (t translator) unknown(k string, v pyjson.Value) bool {
 	switch k {
 	case "if", "then", "else":
 		return t.d < draft7
 	case "const", "contains", "propertyNames":
 		return t.d < draft6
+	case "exclusiveMaximum", "exclusiveMinimum":
+		return t.d == draft4 && v.Kind != pyjson.Bool
+	case "dependentRequired", "dependentSchemas", "unevaluatedItems", "unevaluatedProperties",
+		"minContains", "maxContains", "$recursiveRef", "$recursiveAnchor":
+		return t.d < draft2019
+	case "dependencies":
+		return t.d >= draft2019
+	case "prefixItems", "$dynamicRef", "$dynamicAnchor":
+		return t.d < draft2020
 	}
 	return false
 }
@@ -77,7 +88,7 @@ func (t translator) schema(s pyjson.Value) pyjson.Value {
 	items, _ := s.Get("items")
 	for i, k := range s.Keys {
 		v := s.Items[i]
-		if t.unknown(k) {
+		if t.unknown(k, v) {
 			continue
 		}
 		// Before 2019-09 "$ref" makes its siblings be ignored; definitions

@@ -59,6 +59,13 @@ case(obj(D4, {"t": {"type": "array", "items": [{"type": "string"}], "additionalI
 # additionalItems without items is ignored.
 case(obj(D7, {"t": {"type": "array", "additionalItems": False, "minItems": 3}}),
      {"t": [1, 2]})
+# Keywords of later drafts are annotations in earlier ones, and the reverse.
+case(obj(D7, {"a": {}, "b": {}, "t": {"prefixItems": [{"type": "integer"}]},
+              "k": {"contains": {"type": "integer"}, "minContains": 2}},
+         dependentRequired={"a": ["b"]}, dependentSchemas={"b": {"required": ["a"]}}),
+     {"a": 1}, {"b": 1}, {"t": ["x"]}, {"k": [1]}, {"k": ["x"]})
+case(obj(D2019, {"a": {}, "b": {}, "t": {"prefixItems": [{"type": "integer"}]}}, dependencies={"a": ["b"]}),
+     {"a": 1}, {"t": ["x"]})
 # Draft 2019-09's $ref siblings apply; before, the $ref alone.
 case(obj(D7, {"n": {"$ref": "#/definitions/i", "maximum": 1}}, definitions={"i": {"type": "integer"}}), {"n": 5}, {"n": "x"})
 # formats: jsonschema.validate does not assert them, whatever the draft.

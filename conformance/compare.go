@@ -6,18 +6,20 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentscope-go/agentscope/internal/ojson"
 )
 
+// Compiled on first use: every command of the binary links this package.
 var (
-	hexIDRE  = regexp.MustCompile(`^[0-9a-f]{32}$`)
-	goldIDRE = regexp.MustCompile(`^<id:(\d+)>$`)
-	timeRE   = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?`)
+	hexIDRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{32}$`) })
+	goldIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<id:(\d+)>$`) })
+	timeRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?`) })
 	// reprRE finds where a Python repr starts inside an error text: a
 	// pydantic model's "field=" list after ": ", a set or dict of strings,
 	// an enum member.
-	reprRE = regexp.MustCompile(`: [a-z_]+=|\{'|=<`)
+	reprRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`: [a-z_]+=|\{'|=<`) })
 )
 
 // normalizer renumbers generated ids by first appearance and masks
@@ -48,14 +50,14 @@ func (n *normalizer) value(p []elem, v any) any {
 	}
 	switch t := v.(type) {
 	case string:
-		if m := goldIDRE.FindStringSubmatch(t); m != nil {
+		if m := goldIDRE().FindStringSubmatch(t); m != nil {
 			return n.id("g" + m[1])
 		}
-		if hexIDRE.MatchString(t) {
+		if hexIDRE().MatchString(t) {
 			return n.id("m" + t)
 		}
 		if strings.Contains(t, "T") {
-			return timeRE.ReplaceAllString(t, "<ts>")
+			return timeRE().ReplaceAllString(t, "<ts>")
 		}
 		return t
 	case []any:
@@ -270,7 +272,7 @@ func (c *comparer) compare(p []elem, got, want any) *Difference {
 }
 
 func reprStart(s string) int {
-	if loc := reprRE.FindStringIndex(s); loc != nil {
+	if loc := reprRE().FindStringIndex(s); loc != nil {
 		return loc[0]
 	}
 	return -1

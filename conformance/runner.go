@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/agentscope-go/agentscope/internal/ojson"
 )
@@ -17,13 +18,13 @@ import (
 //go:embed DEVIATIONS.md
 var deviationsMD string
 
-var excusedLineRE = regexp.MustCompile("^\\s*- `([^`]+)`")
+var excusedLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^\\s*- `([^`]+)`") })
 
 // Excused returns the field paths DEVIATIONS.md excuses.
 func Excused() ([]string, error) {
 	var out []string
 	for _, line := range strings.Split(deviationsMD, "\n") {
-		m := excusedLineRE.FindStringSubmatch(line)
+		m := excusedLineRE().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentscope-go/agentscope/block"
@@ -48,17 +49,26 @@ func New(opts ...Option) *Model {
 // Name returns "demo".
 func (m *Model) Name() string { return Name }
 
+// The prompt patterns are compiled on first use, not when serve starts
+// (BENCHMARKS.md, memory at start).
+
 // arithmetic finds an expression with at least one operator between
 // numbers, e.g. "12*(3+4)" or "2.5 / 5".
-var arithmetic = regexp.MustCompile(`[-(]*\d+(?:\.\d+)?\)*(?:\s*[-+*/]\s*[-(]*\d+(?:\.\d+)?\)*)+`)
+var arithmetic = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[-(]*\d+(?:\.\d+)?\)*(?:\s*[-+*/]\s*[-(]*\d+(?:\.\d+)?\)*)+`)
+})
 
 // waitWords asks for a wait of some seconds, e.g. "wait 30 seconds".
-var waitWords = regexp.MustCompile(`(?i)\bwait (?:for )?(\d+(?:\.\d+)?) ?(?:s|secs?|seconds?)\b`)
+var waitWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bwait (?:for )?(\d+(?:\.\d+)?) ?(?:s|secs?|seconds?)\b`)
+})
 
-var timeWords = regexp.MustCompile(`(?i)\b(time|date|clock|today)\b`)
+var timeWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(time|date|clock|today)\b`) })
 
 // noteWords asks for a note; the rest of the prompt after them is the note.
-var noteWords = regexp.MustCompile(`(?i)\b(?:save|remember|write down|note down|take a note)\b(?: a| the)?(?: note)?(?: that)?[:,]?\s*`)
+var noteWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:save|remember|write down|note down|take a note)\b(?: a| the)?(?: note)?(?: that)?[:,]?\s*`)
+})
 
 // Stream answers one request; see the package documentation.
 func (m *Model) Stream(ctx context.Context, req *model.Request) iter.Seq2[model.Chunk, error] {
@@ -108,12 +118,12 @@ func (m *Model) plan(req *model.Request) []model.Chunk {
 		}
 		return false
 	}
-	if expr := strings.TrimSpace(arithmetic.FindString(prompt)); expr != "" && offered("calculate") {
+	if expr := strings.TrimSpace(arithmetic().FindString(prompt)); expr != "" && offered("calculate") {
 		args, _ := json.Marshal(map[string]string{"expression": expr})
 		return m.callTool("calculate", string(args),
 			fmt.Sprintf("The user wants %s worked out. Arithmetic is exactly what the calculate tool is for, so I will not guess.", expr))
 	}
-	if loc := noteWords.FindStringIndex(prompt); loc != nil && offered("save_note") {
+	if loc := noteWords().FindStringIndex(prompt); loc != nil && offered("save_note") {
 		note := strings.TrimSpace(prompt[loc[1]:])
 		if note == "" {
 			note = prompt
@@ -122,12 +132,12 @@ func (m *Model) plan(req *model.Request) []model.Chunk {
 		return m.callTool("save_note", string(args),
 			"The user wants a note saved. Saving changes something, so the runtime will ask them before the tool runs.")
 	}
-	if w := waitWords.FindStringSubmatch(prompt); w != nil && offered("wait") {
+	if w := waitWords().FindStringSubmatch(prompt); w != nil && offered("wait") {
 		secs, _ := strconv.ParseFloat(w[1], 64)
 		args, _ := json.Marshal(map[string]float64{"seconds": secs})
 		return m.callTool("wait", string(args), "The user wants me to wait "+w[1]+" seconds. The wait tool does exactly that.")
 	}
-	if timeWords.MatchString(prompt) && offered("get_time") {
+	if timeWords().MatchString(prompt) && offered("get_time") {
 		return m.callTool("get_time", `{}`, "The user asks about the time. I cannot know it myself; the get_time tool can.")
 	}
 	var tools []string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
@@ -40,14 +41,18 @@ const (
 	sgrCyan      = "\x1b[36m"
 )
 
-var markdown = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList))
+// markdown is built on the first reply rendered: every command of the one
+// binary links the chat, and serve should not build its parser.
+var markdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList))
+})
 
 // renderMarkdown renders src as styled terminal lines wrapped to width
 // columns (0: no wrapping). The result ends with one newline, blocks are
 // separated by a blank line.
 func renderMarkdown(src string, width int) string {
 	source := []byte(src)
-	doc := markdown.Parser().Parse(text.NewReader(source))
+	doc := markdown().Parser().Parse(text.NewReader(source))
 	m := &mdWriter{src: source, width: width}
 	var out []string
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {

@@ -48,11 +48,13 @@ func (s *Store) OpenRun(ctx context.Context, k session.Key, b session.RunBegin) 
 	if err := check.RunBegin(b); err != nil {
 		return session.Run{}, nil, err
 	}
+	// Prepared before the transaction takes the one writer connection.
+	stmts := s.wstmts.get(ctx)
 	sqlTx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return session.Run{}, nil, fail(ctx, err)
 	}
-	tx := &wtx{tx: sqlTx, stmts: s.wstmts}
+	tx := &wtx{tx: sqlTx, stmts: stmts}
 	run, n, err := s.beginTx(ctx, tx, k, b)
 	if err != nil {
 		sqlTx.Rollback()

@@ -47,9 +47,10 @@ type Store struct {
 	r   *sql.DB // readers, query_only
 	now func() time.Time
 	ids stamp.Source
-	// wstmts and rstmts are the hot statements, prepared at Open on the
-	// writer and on the readers (read-only after Open).
-	wstmts, rstmts map[string]*sql.Stmt
+	// wstmts and rstmts are the hot statements: the writer's prepared
+	// before its first write, the readers' at Open (read-only after).
+	wstmts lazyStmts
+	rstmts map[string]*sql.Stmt
 
 	// The WAL is checkpointed by a goroutine of the store's on its own
 	// connection, never by a commit (see checkpoints).
@@ -134,6 +135,10 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 	if err := s.prepare(ctx); version == math.MaxInt && err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
+	}
+	s.wstmts.db = w
+	if version == math.MaxInt {
+		s.wstmts.qs = writerStmts()
 	}
 	return s, nil
 }
@@ -234,7 +239,8 @@ func inTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 
 // write runs fn in a transaction on the writer connection.
 func (s *Store) write(ctx context.Context, fn func(*wtx) error) error {
-	err := inTx(ctx, s.w, func(tx *sql.Tx) error { return fn(&wtx{tx: tx, stmts: s.wstmts}) })
+	stmts := s.wstmts.get(ctx)
+	err := inTx(ctx, s.w, func(tx *sql.Tx) error { return fn(&wtx{tx: tx, stmts: stmts}) })
 	if err == nil {
 		s.committed()
 	}

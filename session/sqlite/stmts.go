@@ -4,13 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/agentscope-go/agentscope/session/internal/sqlstore"
 )
 
 // The statements only SQLite runs (the shared ones are sqlstore's). Each
-// hot statement is prepared once per connection (at Open): this driver
+// hot statement is prepared once per connection (the readers' at Open,
+// the writer's before the first write): this driver
 // compiles a statement at every call otherwise, and for the short
 // statements of a run that took longer than running them.
 const (
@@ -66,27 +70,68 @@ func insertEventsSQL(n int) string {
 	return b.String()
 }
 
-// prepare compiles the hot statements on the writer and the readers.
+// prepare compiles the hot read statements on the readers; the writer's
+// are compiled on the first write (writeStmts.get).
 func (s *Store) prepare(ctx context.Context) error {
-	s.wstmts, s.rstmts = map[string]*sql.Stmt{}, map[string]*sql.Stmt{}
-	w := writeStmts
+	s.rstmts = map[string]*sql.Stmt{}
+	for _, q := range readStmts {
+		st, err := s.r.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", q, err)
+		}
+		s.rstmts[q] = st
+	}
+	return nil
+}
+
+// lazyStmts is the writer's hot statements, prepared together before the
+// first write transaction and kept: prepared at Open, their compiled
+// programs (most of it the multi-row event INSERTs, up to 768
+// parameters) were a third of a megabyte held by a server that had not
+// written yet (BENCHMARKS.md, memory at start). They are prepared outside
+// the transaction, on the one writer connection while it is free; a
+// failure leaves them unprepared (the transaction compiles its
+// statements, as an older schema's does) and the next write tries again.
+type lazyStmts struct {
+	db    *sql.DB
+	qs    []string // nil: never prepared (a store held at an older schema)
+	mu    sync.Mutex
+	ready atomic.Pointer[map[string]*sql.Stmt]
+}
+
+func (l *lazyStmts) get(ctx context.Context) map[string]*sql.Stmt {
+	if m := l.ready.Load(); m != nil || l.qs == nil {
+		if m == nil {
+			return nil
+		}
+		return *m
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if m := l.ready.Load(); m != nil {
+		return *m
+	}
+	m := make(map[string]*sql.Stmt, len(l.qs))
+	for _, q := range l.qs {
+		st, err := l.db.PrepareContext(ctx, q)
+		if err != nil {
+			for _, st := range m {
+				st.Close()
+			}
+			return nil
+		}
+		m[q] = st
+	}
+	l.ready.Store(&m)
+	return m
+}
+
+func writerStmts() []string {
+	w := slices.Clone(writeStmts)
 	for _, n := range insertChunks {
 		w = append(w, insertEventsSQL(n))
 	}
-	for _, set := range []struct {
-		db *sql.DB
-		qs []string
-		m  map[string]*sql.Stmt
-	}{{s.w, w, s.wstmts}, {s.r, readStmts, s.rstmts}} {
-		for _, q := range set.qs {
-			st, err := set.db.PrepareContext(ctx, q)
-			if err != nil {
-				return fmt.Errorf("prepare %q: %w", q, err)
-			}
-			set.m[q] = st
-		}
-	}
-	return nil
+	return w
 }
 
 // wtx is a write transaction that runs the prepared statements where it

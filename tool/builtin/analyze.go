@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -811,7 +812,7 @@ func (a *analyzer) pathLike(args []arg, dir dirState) {
 		if envFile(filepath.Base(w.value)) {
 			a.l.reads = append(a.l.reads, pathRef{abs: filepath.Join(dir.path, w.value), shown: w.value})
 		}
-		for _, sub := range embeddedPath.FindAllStringSubmatch(w.value, -1) {
+		for _, sub := range embeddedPath().FindAllStringSubmatch(w.value, -1) {
 			m := sub[1] + sub[2]
 			ps, ok := a.resolve(arg{value: m, literal: true, tilde: strings.HasPrefix(m, "~"), glob: strings.ContainsAny(m, "*?[")}, dir)
 			if !ok {
@@ -829,7 +830,9 @@ func (a *analyzer) pathLike(args []arg, dir dirState) {
 
 // embeddedPath finds absolute paths inside a word, and home paths at its
 // start or after = @ : or a quote (not HEAD~1).
-var embeddedPath = regexp.MustCompile(`(?:^|[=@:'"(\s])(~(?:/[^\s'"()<>;|&,=@:]*)?)|(/[^\s'"()<>;|&,=@:]*)`)
+var embeddedPath = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[=@:'"(\s])(~(?:/[^\s'"()<>;|&,=@:]*)?)|(/[^\s'"()<>;|&,=@:]*)`)
+})
 
 // maxGlobMatches bounds the files one glob of a command may name before
 // the analysis gives up on it.

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/internal/pycompat"
@@ -117,7 +118,7 @@ func searchPath(dir, p string) string {
 	return p
 }
 
-var globSplit = regexp.MustCompile(`[\\/]+`)
+var globSplit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\\/]+`) })
 
 var errMatchBudget = errors.New("match budget reached")
 
@@ -174,7 +175,7 @@ func compileGlob(pattern string) []globPart {
 	var parts []globPart
 	names := 0
 	compiled := map[string]*regexp.Regexp{}
-	for _, p := range globSplit.Split(pattern, -1) {
+	for _, p := range globSplit().Split(pattern, -1) {
 		switch {
 		case p == "":
 			continue

@@ -493,6 +493,11 @@ func TestBashGoToolchainIsLocal(t *testing.T) {
 	t.Setenv("HOME", home)
 	os.MkdirAll(filepath.Join(home, ".config", "go"), 0o755)
 	os.WriteFile(filepath.Join(home, ".config", "go", "env"), []byte("GOTOOLCHAIN=auto\n"), 0o644)
+	// Telemetry off (what "go telemetry off" writes): otherwise the go
+	// command leaves a child process writing counters under HOME after
+	// it exits, racing the temporary directory's removal.
+	os.MkdirAll(filepath.Join(home, ".config", "go", "telemetry"), 0o755)
+	os.WriteFile(filepath.Join(home, ".config", "go", "telemetry", "mode"), []byte("off"), 0o644)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n\ngo 1.99\n\ntoolchain go1.99.1\n"), 0o644)
 	out, _ := call(t, context.Background(), NewBash(Config{Dir: dir}), map[string]any{"command": "go env GOTOOLCHAIN"})

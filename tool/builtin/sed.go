@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // shlexSplit is Python's shlex.split(s) (POSIX mode, no comments): words
@@ -69,10 +70,10 @@ func shlexSplit(s string) ([]string, error) {
 }
 
 var (
-	sedWrite   = regexp.MustCompile(`/[wW]\s+\S+`)
-	sedExecute = regexp.MustCompile(`/[eE](?:\s|$)`)
-	sedLine    = regexp.MustCompile(`^\d+p\n?$`)
-	sedRange   = regexp.MustCompile(`^\d+,\d+p\n?$`)
+	sedWrite   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/[wW]\s+\S+`) })
+	sedExecute = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/[eE](?:\s|$)`) })
+	sedLine    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+p\n?$`) })
+	sedRange   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+,\d+p\n?$`) })
 )
 
 // SedViolation returns why a sed invocation in command is outside the
@@ -171,9 +172,9 @@ func SedViolation(command string, dangerousFiles []string) string {
 
 func sedExprViolation(e string, hasN bool) string {
 	switch {
-	case sedWrite.MatchString(e) || strings.HasSuffix(e, "/w") || strings.HasSuffix(e, "/W"):
+	case sedWrite().MatchString(e) || strings.HasSuffix(e, "/w") || strings.HasSuffix(e, "/W"):
 		return "sed write operation (w/W) not allowed"
-	case sedExecute.MatchString(e) || strings.HasSuffix(e, "/e") || strings.HasSuffix(e, "/E"):
+	case sedExecute().MatchString(e) || strings.HasSuffix(e, "/e") || strings.HasSuffix(e, "/E"):
 		return "sed execute operation (e/E) not allowed"
 	case strings.ContainsAny(e, "{}"):
 		return "sed curly braces not allowed"
@@ -182,7 +183,7 @@ func sedExprViolation(e string, hasN bool) string {
 	case strings.Contains(e, "#") && !strings.HasPrefix(e, "s#"):
 		return "sed comments not allowed"
 	}
-	if hasN && (sedLine.MatchString(e) || sedRange.MatchString(e)) {
+	if hasN && (sedLine().MatchString(e) || sedRange().MatchString(e)) {
 		return ""
 	}
 	if strings.HasPrefix(e, "s/") || strings.HasPrefix(e, "s|") || strings.HasPrefix(e, "s#") {

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"fmt"
 	"reflect"
+	"strings"
 )
 
 // Queries are the statements both backends run, rendered for one dialect.
@@ -188,6 +189,11 @@ func countOf(agent bool) string { return `SELECT ` + totalOf(agent) }
 
 func newDialect(name string, sqlite bool) *Dialect {
 	d := &Dialect{Name: name, sqlite: sqlite}
+	if sqlite {
+		d.tokens = strings.NewReplacer("{false}", "0", "{true}", "1", "{never}", "0")
+	} else {
+		d.tokens = strings.NewReplacer("{false}", "false", "{true}", "true", "{never}", "NULL")
+	}
 	src, dst := reflect.ValueOf(shared), reflect.ValueOf(&d.Q).Elem()
 	for i := range src.NumField() {
 		dst.Field(i).SetString(d.Render(src.Field(i).String()))

@@ -18,6 +18,9 @@ type Dialect struct {
 	sqlite bool
 	// Q is every shared statement in this dialect.
 	Q Queries
+	// tokens replaces the tokens Render replaces: built once, since
+	// every statement of Q is rendered at package initialisation.
+	tokens *strings.Replacer
 }
 
 // The dialects.
@@ -34,9 +37,8 @@ var placeholder = regexp.MustCompile(`\$([0-9]+)`)
 func (d *Dialect) Render(q string) string {
 	if d.sqlite {
 		q = placeholder.ReplaceAllString(q, "?$1")
-		return strings.NewReplacer("{false}", "0", "{true}", "1", "{never}", "0").Replace(q)
 	}
-	return strings.NewReplacer("{false}", "false", "{true}", "true", "{never}", "NULL").Replace(q)
+	return d.tokens.Replace(q)
 }
 
 // Time is t as d stores it: Unix microseconds on SQLite, a UTC time on

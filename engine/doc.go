@@ -115,15 +115,17 @@
 // # Metrics
 //
 // WriteMetrics writes Prometheus metrics in the text exposition format:
-// agentscope_runs_total by outcome, agentscope_parked_sessions,
-// agentscope_sse_clients, agentscope_model_call_duration_seconds and
+// agentscope_runs_total by outcome, agentscope_parked_sessions and
+// agentscope_sessions by status, agentscope_sse_clients, agentscope_model_call_duration_seconds and
 // agentscope_model_tokens_total and agentscope_model_errors_total by
 // model, agentscope_tool_duration_seconds, agentscope_tool_results_total
 // and agentscope_tool_errors_total by tool. They are read off the events
 // each run streams (MODEL_CALL_START to MODEL_CALL_END, TOOL_RESULT_START
 // to TOOL_RESULT_END, REPLY_END, the parking events), so they need nothing
-// from the agents Agent.New builds. They count this process only: the
-// parked sessions are those whose last run here parked (a restarted
-// process starts from none). agentscope_sse_clients counts the followers
-// of every transport.
+// from the agents Agent.New builds, and count this process only, but for
+// the sessions by status: those are counted in the store when the
+// metrics are written (a session.StatusCounter's one scan), so every
+// replica reports the same sessions, whichever ran them, and a process
+// keeps nothing per parked session. agentscope_sse_clients counts the
+// followers of every transport.
 package engine

@@ -3,7 +3,7 @@ package engine
 import (
 	"bytes"
 	"cmp"
-	"hash/maphash"
+	"context"
 	"maps"
 	"slices"
 	"strconv"
@@ -31,16 +31,10 @@ var (
 type metrics struct {
 	// replica labels every sample (Config.Owner, when given: a random
 	// owner would make new series at each start); "" none.
-	replica string
-	mu      sync.Mutex
-	notices map[string]uint64 // by kind
-	runs    map[string]uint64 // by outcome
-	// parked are the sessions this process parked, by parkedKey: a
-	// parked session costs the process this entry and nothing else, so
-	// it holds a hash, not the key's strings (a collision of two parked
-	// sessions would count them once).
-	parked       map[uint64]struct{}
-	seed         maphash.Seed
+	replica      string
+	mu           sync.Mutex
+	notices      map[string]uint64     // by kind
+	runs         map[string]uint64     // by outcome
 	modelLatency map[string]*histogram // by model
 	modelTokens  map[[2]string]uint64  // by model and "input"/"output"
 	modelErrors  map[string]uint64     // by model
@@ -50,7 +44,7 @@ type metrics struct {
 
 func newMetrics() *metrics {
 	return &metrics{
-		runs: map[string]uint64{}, parked: map[uint64]struct{}{}, seed: maphash.MakeSeed(), notices: map[string]uint64{},
+		runs: map[string]uint64{}, notices: map[string]uint64{},
 		modelLatency: map[string]*histogram{}, modelTokens: map[[2]string]uint64{}, modelErrors: map[string]uint64{},
 		toolLatency: map[string]*histogram{}, toolResults: map[[2]string]uint64{},
 	}
@@ -155,47 +149,44 @@ func (rm *runMeter) observe(m *metrics, ev event.Event) {
 	}
 }
 
-// runEnded counts a run that emitted events, and whether it left its
-// session parked.
-func (m *metrics) runEnded(k session.Key, rm *runMeter) {
+// runEnded counts a run that emitted events.
+func (m *metrics) runEnded(rm *runMeter) {
 	if rm.outcome == "" {
 		return
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.runs[rm.outcome]++
-	if strings.HasPrefix(rm.outcome, "awaiting_") {
-		m.parked[m.parkedKey(k)] = struct{}{}
-	} else {
-		delete(m.parked, m.parkedKey(k))
-	}
-}
-
-// parkedKey is k's entry in parked.
-func (m *metrics) parkedKey(k session.Key) uint64 {
-	var h maphash.Hash
-	h.SetSeed(m.seed)
-	h.WriteString(k.UserID)
-	h.WriteByte(0) // no user id ends where another's session id begins
-	h.WriteString(k.SessionID)
-	return h.Sum64()
-}
-
-// forget drops a deleted session from the parked ones.
-func (m *metrics) forget(k session.Key) {
-	m.mu.Lock()
-	delete(m.parked, m.parkedKey(k))
 	m.mu.Unlock()
 }
 
+// gauges are the metrics read when they are written, not counted.
+type gauges struct {
+	sse      int
+	reads    int64
+	draining uint64
+	// statuses are the store's sessions by status (nil: the store does
+	// not count them, or its count failed).
+	statuses map[session.Status]int64
+}
+
 // WriteMetrics writes the engine's Prometheus metrics, in the text
-// exposition format, to b.
-func (e *Engine) WriteMetrics(b *bytes.Buffer) {
-	var draining uint64
+// exposition format, to b. The parked sessions and the sessions by status
+// are the store's (one count of its sessions), so every replica on one
+// database reports the same, and no process keeps anything per parked
+// session.
+func (e *Engine) WriteMetrics(ctx context.Context, b *bytes.Buffer) {
+	g := gauges{sse: e.hub.clients(), reads: e.hub.reads.Load()}
 	if e.Draining() {
-		draining = 1
+		g.draining = 1
 	}
-	e.metrics.write(b, e.hub.clients(), e.hub.reads.Load(), draining)
+	if c, ok := e.store.(session.StatusCounter); ok {
+		var err error
+		if g.statuses, err = c.CountStatuses(ctx); err != nil {
+			e.log.Warn("engine: count the sessions by status for the metrics", "err", err)
+			g.statuses = nil
+		}
+	}
+	e.metrics.write(b, g)
 }
 
 // l is labels with the replica's first, when the metrics have one.
@@ -213,17 +204,23 @@ func (m *metrics) notice(kind session.NoticeKind) {
 	m.mu.Unlock()
 }
 
-func (m *metrics) write(b *bytes.Buffer, sse int, reads int64, draining uint64) {
+func (m *metrics) write(b *bytes.Buffer, g gauges) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	header(b, "agentscope_runs_total", "counter", "Runs (replies and resumes) that ended, by how they ended.")
 	for _, k := range sortedKeys(m.runs) {
 		sample(b, "agentscope_runs_total", m.runs[k], m.l("outcome", k)...)
 	}
-	header(b, "agentscope_parked_sessions", "gauge", "Sessions whose last run in this process parked on a confirmation or an external tool.")
-	sample(b, "agentscope_parked_sessions", uint64(len(m.parked)), m.l()...)
+	if g.statuses != nil {
+		header(b, "agentscope_parked_sessions", "gauge", "Sessions in the store parked on a confirmation or an external tool (the same on every replica).")
+		sample(b, "agentscope_parked_sessions", uint64(g.statuses[session.StatusAwaitingPermission]+g.statuses[session.StatusAwaitingExternalResult]), m.l()...)
+		header(b, "agentscope_sessions", "gauge", "Sessions in the store by status (the same on every replica; \"\" is a status not known yet).")
+		for _, st := range slices.Sorted(maps.Keys(g.statuses)) {
+			sample(b, "agentscope_sessions", uint64(g.statuses[st]), m.l("status", string(st))...)
+		}
+	}
 	header(b, "agentscope_sse_clients", "gauge", "Open streams of session events (SSE and the other transports).")
-	sample(b, "agentscope_sse_clients", uint64(sse), m.l()...)
+	sample(b, "agentscope_sse_clients", uint64(g.sse), m.l()...)
 	header(b, "agentscope_model_call_duration_seconds", "histogram", "Model call latency, from MODEL_CALL_START to MODEL_CALL_END, by model.")
 	for _, k := range sortedKeys(m.modelLatency) {
 		writeHistogram(b, "agentscope_model_call_duration_seconds", m.modelLatency[k], m.l("model", k))
@@ -255,9 +252,9 @@ func (m *metrics) write(b *bytes.Buffer, sse int, reads int64, draining uint64) 
 		sample(b, "agentscope_store_notices_total", m.notices[k], m.l("kind", k)...)
 	}
 	header(b, "agentscope_follower_log_reads_total", "counter", "Reads of a session's log for its followers here, woken by a notice or a gap.")
-	sample(b, "agentscope_follower_log_reads_total", uint64(reads), m.l()...)
+	sample(b, "agentscope_follower_log_reads_total", uint64(g.reads), m.l()...)
 	header(b, "agentscope_draining", "gauge", "1 while this replica drains (takes no new runs), else 0.")
-	sample(b, "agentscope_draining", draining, m.l()...)
+	sample(b, "agentscope_draining", g.draining, m.l()...)
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/event"
+	"github.com/agentscope-go/agentscope/session"
 )
 
 // Label values are escaped as the text format wants (backslash, quote,
@@ -19,7 +20,7 @@ func TestMetricsText(t *testing.T) {
 	rm.modelStart = time.Now().Add(-700 * time.Millisecond)
 	rm.observe(m, &event.ModelCallEnd{InputTokens: 5, OutputTokens: 1})
 	var b bytes.Buffer
-	m.write(&b, 0, 0, 0)
+	m.write(&b, gauges{statuses: map[session.Status]int64{}})
 	text := b.String()
 	const label = `model="we\"ird\\mo\ndel"`
 	for _, want := range []string{
@@ -39,14 +40,16 @@ func TestMetricsText(t *testing.T) {
 	m.replica = `r"1`
 	m.notice("appended")
 	b.Reset()
-	m.write(&b, 2, 3, 1)
+	m.write(&b, gauges{sse: 2, reads: 3, draining: 1, statuses: map[session.Status]int64{session.StatusAwaitingPermission: 2, session.StatusAwaitingExternalResult: 1, session.StatusIdle: 4}})
 	text = b.String()
 	const rl = `replica="r\"1"`
 	for _, want := range []string{
 		`agentscope_model_tokens_total{` + rl + `,` + label + `,type="input"} 5`,
 		`agentscope_model_call_duration_seconds_bucket{` + rl + `,` + label + `,le="+Inf"} 1`,
 		`agentscope_model_call_duration_seconds_sum{` + rl + `,` + label + `} 0.7`,
-		`agentscope_parked_sessions{` + rl + `} 0`,
+		`agentscope_parked_sessions{` + rl + `} 3`,
+		`agentscope_sessions{` + rl + `,status="awaiting_permission"} 2`,
+		`agentscope_sessions{` + rl + `,status="idle"} 4`,
 		`agentscope_sse_clients{` + rl + `} 2`,
 		`agentscope_store_notices_total{` + rl + `,kind="appended"} 1`,
 		`agentscope_follower_log_reads_total{` + rl + `} 3`,

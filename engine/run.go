@@ -372,7 +372,7 @@ func (r *run) exec() {
 		if !first {
 			// Counted before the last events go out: whoever sees them
 			// sees the run counted.
-			e.metrics.runEnded(r.key, &r.meter)
+			e.metrics.runEnded(&r.meter)
 		}
 		if !r.unstored.Load() {
 			r.finish(bg, ag, !first, held)

@@ -143,7 +143,6 @@ func (e *Engine) DeleteSession(ctx context.Context, k session.Key) error {
 	}
 	e.hot.drop(k)
 	e.hub.closeTopic(k)
-	e.metrics.forget(k)
 	return nil
 }
 

@@ -13,7 +13,7 @@ func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var b bytes.Buffer
-	s.eng.WriteMetrics(&b)
+	s.eng.WriteMetrics(r.Context(), &b)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	w.Write(b.Bytes())
 }

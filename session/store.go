@@ -443,6 +443,14 @@ type Rescue interface {
 	HeldBy(ctx context.Context, owner string, limit int) ([]Key, error)
 }
 
+// StatusCounter is a store that counts its sessions by their stored
+// status, for the engine's metrics: every replica on one database counts
+// the same sessions, and a process keeps nothing per parked session. A
+// row whose status is not known yet (StatusUnknown) counts under "".
+type StatusCounter interface {
+	CountStatuses(ctx context.Context) (map[Status]int64, error)
+}
+
 // Store is a whole backend. Implementations are safe for concurrent use.
 type Store interface {
 	Sessions

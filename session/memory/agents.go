@@ -123,6 +123,23 @@ func (s *Store) DeleteAgent(ctx context.Context, k session.AgentKey) error {
 	return nil
 }
 
+func (s *Store) CountStatuses(ctx context.Context) (map[session.Status]int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := map[session.Status]int64{}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, e := range s.sessions {
+		e.mu.Lock()
+		if !e.deleted {
+			out[e.status]++
+		}
+		e.mu.Unlock()
+	}
+	return out, nil
+}
+
 func (s *Store) HeldBy(ctx context.Context, owner string, limit int) ([]session.Key, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -132,6 +132,27 @@ func (s *Store) DeleteAgent(ctx context.Context, k session.AgentKey) error {
 	return fail(ctx, err)
 }
 
+func (s *Store) CountStatuses(ctx context.Context) (map[session.Status]int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, d.Q.CountStatuses)
+	if err != nil {
+		return nil, fail(ctx, err)
+	}
+	defer rows.Close()
+	out := map[session.Status]int64{}
+	for rows.Next() {
+		var st string
+		var n int64
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, err
+		}
+		out[session.Status(st)] = n
+	}
+	return out, fail(ctx, rows.Err())
+}
+
 func (s *Store) HeldBy(ctx context.Context, owner string, limit int) ([]session.Key, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -47,6 +48,7 @@ func Run(t *testing.T, open New) {
 		{"Runs", testRuns},
 		{"RunWriteAtomic", testRunWriteAtomic},
 		{"Status", testStatus},
+		{"CountStatuses", testCountStatuses},
 		{"CrashMidRun", testCrashMidRun},
 		{"Recoverable", testRecoverable},
 		{"DeleteCascade", testDelete},
@@ -1621,6 +1623,44 @@ func testStatus(t *testing.T, e *env) {
 	e.finish(t, k, r.Lease)
 	must(t, "FillStatus of an idle session", e.s.FillStatus(e.ctx, k, session.StatusAwaitingPermission))
 	statusIs(t, e, k, session.StatusIdle)
+}
+
+// CountStatuses counts every user's sessions by stored status, as runs
+// leave them, and forgets deleted ones.
+func testCountStatuses(t *testing.T, e *env) {
+	c, ok := e.s.(session.StatusCounter)
+	if !ok {
+		t.Fatal("the store is no session.StatusCounter")
+	}
+	counts := func(want map[session.Status]int64) {
+		t.Helper()
+		got, err := c.CountStatuses(e.ctx)
+		must(t, "CountStatuses", err)
+		maps.DeleteFunc(got, func(_ session.Status, n int64) bool { return n == 0 })
+		if !maps.Equal(got, want) {
+			t.Fatalf("CountStatuses: %v, want %v", got, want)
+		}
+	}
+	counts(map[session.Status]int64{})
+	a, b, other := e.create(t, "u1", "a1"), e.create(t, "u1", "a2"), e.create(t, "u2", "a1")
+	counts(map[session.Status]int64{session.StatusIdle: 3})
+	park := func(k session.Key, st session.Status) {
+		r := e.begin(t, k, "A", time.Minute, `{}`)
+		_, err := e.s.FinishRun(e.ctx, k, r.Lease, session.RunEnd{Done: []int64{r.Input.ID}, Status: st})
+		must(t, "FinishRun", err)
+	}
+	park(a, session.StatusAwaitingPermission)
+	park(other, session.StatusAwaitingExternalResult)
+	running := e.begin(t, b, "A", time.Minute, `{}`)
+	counts(map[session.Status]int64{session.StatusAwaitingPermission: 1, session.StatusAwaitingExternalResult: 1, session.StatusRunning: 1})
+	e.finish(t, b, running.Lease, running.Input.ID)
+	must(t, "DeleteSession", e.s.DeleteSession(e.ctx, other))
+	counts(map[session.Status]int64{session.StatusAwaitingPermission: 1, session.StatusIdle: 1})
+	ctx, cancel := context.WithCancel(e.ctx)
+	cancel()
+	if _, err := c.CountStatuses(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("CountStatuses with a cancelled context: %v", err)
+	}
 }
 
 // A run that dies mid-run leaves the session running, with a lease that

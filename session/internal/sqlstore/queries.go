@@ -45,6 +45,8 @@ type Queries struct {
 	Recoverable string
 	// HeldBy: owner, limit.
 	HeldBy string
+	// CountStatuses: none.
+	CountStatuses string
 
 	// ClaimLease takes the lease for a run: owner, expiry, id, user, now,
 	// returning n, created_at and LeaseCols. It matches a lease that is
@@ -125,6 +127,8 @@ var shared = Queries{
 		  AND (lease_owner <> '' OR EXISTS (SELECT 1 FROM inputs i WHERE i.session_n = s.n AND i.done = {false}))
 		ORDER BY created_at, n LIMIT $2`,
 	HeldBy: `SELECT user_id, id FROM sessions WHERE lease_owner = $1 ORDER BY created_at, n LIMIT $2`,
+	// A scan of the sessions, once a scrape (GET /metrics), not per run.
+	CountStatuses: `SELECT status, count(*) FROM sessions GROUP BY status`,
 
 	ClaimLease: `UPDATE sessions SET lease_epoch = lease_epoch + 1, lease_owner = $1, lease_expires = $2, status = 'running', run_seq = last_seq
 		WHERE id = $3 AND user_id = $4 AND (lease_owner = $1 OR lease_owner = '' OR lease_expires <= $5)

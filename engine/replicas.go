@@ -106,6 +106,17 @@ func (e *Engine) forwardInterrupt(ctx context.Context, k session.Key, rec sessio
 	if e.notifier == nil || !rec.Lease.Held(time.Now()) || rec.Lease.Owner == e.cfg.Owner {
 		return false, nil
 	}
+	// The request is kept first, for the owner's next renewal to read:
+	// the notice is the fast way, and a broken LISTEN connection loses it.
+	if s, ok := e.store.(session.RunStopper); ok {
+		switch err := s.AskStop(ctx, k, rec.Lease); {
+		case errors.Is(err, session.ErrNotHeld):
+			// The run ended meanwhile: the notice still closes what it
+			// left (a parked reply), unless a later run began.
+		case err != nil:
+			return true, storeErr(err)
+		}
+	}
 	n := session.Notice{Kind: session.NoticeInterrupt, Key: k, Lease: rec.Lease}
 	if err := e.notifier.Notify(ctx, n); err != nil {
 		return true, storeErr(err)

@@ -303,7 +303,8 @@ func (e *Engine) unregister(r *run) {
 }
 
 // renew keeps the lease while the run lasts; a lease lost to another owner
-// interrupts the run.
+// interrupts the run, as does an interrupt another replica asked of it
+// whose notice did not reach this process (Lease.StopAsked).
 func (r *run) renew() {
 	t := time.NewTicker(r.e.cfg.LeaseTTL / 3)
 	defer t.Stop()
@@ -312,11 +313,14 @@ func (r *run) renew() {
 		case <-r.renewEnd:
 			return
 		case <-t.C:
-			if _, err := r.e.store.RenewRun(context.WithoutCancel(r.ctx), r.key, r.lease, r.e.cfg.LeaseTTL); err != nil {
+			l, err := r.e.store.RenewRun(context.WithoutCancel(r.ctx), r.key, r.lease, r.e.cfg.LeaseTTL)
+			if err != nil {
 				r.e.log.Error("engine: renew lease", "session", r.key.SessionID, "err", err)
 				if errors.Is(err, session.ErrNotHeld) {
 					r.cancel()
 				}
+			} else if l.StopAsked {
+				r.cancel()
 			}
 		}
 	}

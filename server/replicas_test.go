@@ -384,3 +384,62 @@ func TestNoPollingWhileIdle(t *testing.T) {
 		t.Fatalf("B counts no notices: %v", x.samples)
 	}
 }
+
+// deafStore is a store whose listener drops the interrupt notices, as a
+// broken LISTEN connection loses a notice sent while it reconnects.
+type deafStore struct{ *postgres.Store }
+
+func (d deafStore) Listen(ctx context.Context, deliver func(session.Notice)) error {
+	return d.Store.Listen(ctx, func(n session.Notice) {
+		if n.Kind != session.NoticeInterrupt {
+			deliver(n)
+		}
+	})
+}
+
+// An interrupt asked on B of a run on A whose notice A never hears still
+// stops the run: A reads the request when it next renews the run's lease
+// (a third of the lease later at most), and the reply closes as on any
+// interrupt.
+func TestReplicaInterruptWithoutItsNotice(t *testing.T) {
+	u := postgrestest.Schema(t)
+	m := scripted.New("scripted", []scripted.Turn{waitTurn})
+	open := func(owner string, deaf bool) *env {
+		st, err := postgres.Open(context.Background(), postgres.Config{URL: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s session.Store = st
+		if deaf {
+			s = deafStore{st}
+		}
+		return newEnvOn(t, s, m, func(cfg *server.Config) {
+			cfg.Engine.Owner = owner
+			cfg.Engine.LeaseTTL = 900 * time.Millisecond
+		})
+	}
+	a, b := open("A", true), open("B", false)
+	sid := a.createSession()
+	onB := b.openStream(sid, "")
+	if r := a.chat(sid, userMsg("wait")); r.code != 200 {
+		t.Fatalf("chat on A: %d %s", r.code, r.body)
+	}
+	<-a.waiting
+	if r := b.do("POST", "/sessions/"+sid+"/interrupt", user, ""); r.code != 202 {
+		t.Fatalf("interrupt on B: %d %s", r.code, r.body)
+	}
+	evs := onB.until(event.TypeReplyEnd)
+	var res *event.ToolResultEnd
+	for _, ev := range evs {
+		if r, ok := ev.ev.(*event.ToolResultEnd); ok {
+			res = r
+		}
+	}
+	if res == nil || res.State != block.ResultInterrupted {
+		t.Fatalf("tool result %+v in %s", res, types(evs))
+	}
+	if end := evs[len(evs)-1].ev.(*event.ReplyEnd); end.FinishedReason != event.ReplyInterrupted {
+		t.Fatalf("end %+v", end)
+	}
+	b.waitStatus(sid, "idle")
+}

@@ -209,6 +209,9 @@ type Lease struct {
 	Owner   string
 	Expires time.Time
 	Epoch   int64
+	// StopAsked is set by RenewRun when an interrupt was asked of the run
+	// (RunStopper.AskStop) and the owner may not have heard it.
+	StopAsked bool
 }
 
 // Held reports whether the lease is held at now.
@@ -441,6 +444,16 @@ type Rescue interface {
 	// when their leases expire. Only an owner no live process shares may
 	// do that.
 	HeldBy(ctx context.Context, owner string, limit int) ([]Key, error)
+}
+
+// RunStopper is a store that keeps an interrupt asked of a run held by
+// another process: the notice to the owner (Notifier) is the fast way,
+// which a broken LISTEN connection can lose; the owner's next RenewRun
+// reads the request (Lease.StopAsked) whatever became of the notice.
+type RunStopper interface {
+	// AskStop records that an interrupt was asked of the run holding l:
+	// ErrNotHeld when no run holds it any more.
+	AskStop(ctx context.Context, k Key, l Lease) error
 }
 
 // StatusCounter is a store that counts its sessions by their stored

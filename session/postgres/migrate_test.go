@@ -50,7 +50,7 @@ func TestOpenConcurrently(t *testing.T) {
 		}
 		defer stores[i].Close()
 	}
-	if v := versions(t, stores[0]); !slices.Equal(v, []int{1, 2, 3, 4, 5, 6}) {
+	if v := versions(t, stores[0]); !slices.Equal(v, []int{1, 2, 3, 4, 5, 6, 7}) {
 		t.Errorf("schema_migrations: %v", v)
 	}
 	again, err := Open(t.Context(), Config{URL: url})
@@ -58,7 +58,7 @@ func TestOpenConcurrently(t *testing.T) {
 		t.Fatalf("open again: %v", err)
 	}
 	defer again.Close()
-	if v := versions(t, again); len(v) != 6 {
+	if v := versions(t, again); len(v) != 7 {
 		t.Errorf("schema_migrations after another open: %v", v)
 	}
 }
@@ -108,7 +108,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 6 {
+	if v := versions(t, s); len(v) != 7 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusIdle {
@@ -356,7 +356,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 6 {
+	if v := versions(t, s); len(v) != 7 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusRunning {

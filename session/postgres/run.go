@@ -189,11 +189,27 @@ func (s *Store) RenewRun(ctx context.Context, k session.Key, l session.Lease, tt
 	if err := check.TTL(ttl); err != nil {
 		return session.Lease{}, err
 	}
-	out, err := sqlstore.ScanLease(s.pool.QueryRow(ctx, d.Q.Renew, k.SessionID, k.UserID, l.Owner, l.Epoch, ts(s.now().Add(ttl))))
+	var stop int
+	out, err := sqlstore.ScanLease(s.pool.QueryRow(ctx, d.Q.Renew, k.SessionID, k.UserID, l.Owner, l.Epoch, ts(s.now().Add(ttl))), &stop)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return session.Lease{}, fail(ctx, orNotFound(ctx, s.pool, k, sqlstore.NotHeld(k, l)))
 	}
+	out.StopAsked = stop == 1
 	return out, fail(ctx, err)
+}
+
+func (s *Store) AskStop(ctx context.Context, k session.Key, l session.Lease) error {
+	if err := check.Begin(ctx, k); err != nil {
+		return err
+	}
+	if err := check.RunLease(l); err != nil {
+		return err
+	}
+	tag, err := s.pool.Exec(ctx, d.Q.AskStop, k.SessionID, k.UserID, l.Owner, l.Epoch)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = orNotFound(ctx, s.pool, k, sqlstore.NotHeld(k, l))
+	}
+	return fail(ctx, err)
 }
 
 func (s *Store) FinishRun(ctx context.Context, k session.Key, l session.Lease, e session.RunEnd) (session.RunWritten, error) {

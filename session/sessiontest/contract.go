@@ -49,6 +49,7 @@ func Run(t *testing.T, open New) {
 		{"RunWriteAtomic", testRunWriteAtomic},
 		{"Status", testStatus},
 		{"CountStatuses", testCountStatuses},
+		{"AskStop", testAskStop},
 		{"CrashMidRun", testCrashMidRun},
 		{"Recoverable", testRecoverable},
 		{"DeleteCascade", testDelete},
@@ -1623,6 +1624,47 @@ func testStatus(t *testing.T, e *env) {
 	e.finish(t, k, r.Lease)
 	must(t, "FillStatus of an idle session", e.s.FillStatus(e.ctx, k, session.StatusAwaitingPermission))
 	statusIs(t, e, k, session.StatusIdle)
+}
+
+// An interrupt asked of a run (AskStop) is read by each renewal of that
+// run's lease, and by no later run's; it needs the run to hold the lease.
+// A store that keeps no requests (no RunStopper) never reports one.
+func testAskStop(t *testing.T, e *env) {
+	k := e.create(t, "u1", "a1")
+	r := e.begin(t, k, "A", time.Minute, `{}`)
+	l, err := e.s.RenewRun(e.ctx, k, r.Lease, time.Minute)
+	must(t, "RenewRun", err)
+	if l.StopAsked {
+		t.Fatal("a renewal reports a stop nobody asked")
+	}
+	stopper, ok := e.s.(session.RunStopper)
+	if !ok {
+		return
+	}
+	must(t, "AskStop", stopper.AskStop(e.ctx, k, r.Lease))
+	for range 2 {
+		l, err := e.s.RenewRun(e.ctx, k, r.Lease, time.Minute)
+		must(t, "RenewRun", err)
+		if !l.StopAsked || l.Epoch != r.Lease.Epoch || l.Owner != "A" {
+			t.Fatalf("a renewal after AskStop: %+v", l)
+		}
+	}
+	wrong := r.Lease
+	wrong.Epoch++
+	wantErr(t, "AskStop of another epoch", stopper.AskStop(e.ctx, k, wrong), session.ErrNotHeld)
+	wantErr(t, "AskStop of an unknown session", stopper.AskStop(e.ctx, session.Key{UserID: "u1", SessionID: "0123456789abcdef0123456789abcdef"}, r.Lease), session.ErrNotFound)
+	wantErr(t, "AskStop of another user's session", stopper.AskStop(e.ctx, session.Key{UserID: "u2", SessionID: k.SessionID}, r.Lease), session.ErrNotFound)
+	e.finish(t, k, r.Lease, r.Input.ID)
+	wantErr(t, "AskStop of a finished run", stopper.AskStop(e.ctx, k, r.Lease), session.ErrNotHeld)
+	next := e.begin(t, k, "A", time.Minute, `{}`)
+	if l, err := e.s.RenewRun(e.ctx, k, next.Lease, time.Minute); err != nil || l.StopAsked {
+		t.Fatalf("the next run's renewal: %+v, %v", l, err)
+	}
+	ctx, cancel := context.WithCancel(e.ctx)
+	cancel()
+	if err := stopper.AskStop(ctx, k, next.Lease); !errors.Is(err, context.Canceled) {
+		t.Fatalf("AskStop with a cancelled context: %v", err)
+	}
 }
 
 // CountStatuses counts every user's sessions by stored status, as runs

@@ -49,7 +49,7 @@ func TestOpenTwice(t *testing.T) {
 		t.Fatalf("second open: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); !slices.Equal(v, []int{1, 2, 3, 4, 5, 6}) {
+	if v := versions(t, s); !slices.Equal(v, []int{1, 2, 3, 4, 5, 6, 7}) {
 		t.Errorf("schema_migrations after two opens: %v", v)
 	}
 	if _, err := s.GetSession(t.Context(), session.Key{UserID: "u", SessionID: rec.ID}); err != nil {
@@ -101,7 +101,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 6 {
+	if v := versions(t, s); len(v) != 7 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusIdle {
@@ -377,7 +377,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 6 {
+	if v := versions(t, s); len(v) != 7 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusRunning {

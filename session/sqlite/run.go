@@ -208,13 +208,34 @@ func (s *Store) RenewRun(ctx context.Context, k session.Key, l session.Lease, tt
 	var out session.Lease
 	err := s.write(ctx, func(tx *wtx) error {
 		var err error
-		out, err = sqlstore.ScanLease(tx.QueryRowContext(ctx, d.Q.Renew, k.SessionID, k.UserID, l.Owner, l.Epoch, us(s.now().Add(ttl))))
+		var stop int
+		out, err = sqlstore.ScanLease(tx.QueryRowContext(ctx, d.Q.Renew, k.SessionID, k.UserID, l.Owner, l.Epoch, us(s.now().Add(ttl))), &stop)
 		if errors.Is(err, sql.ErrNoRows) {
 			return orNotFound(ctx, tx, k, sqlstore.NotHeld(k, l))
 		}
+		out.StopAsked = stop == 1
 		return err
 	})
 	return out, err
+}
+
+func (s *Store) AskStop(ctx context.Context, k session.Key, l session.Lease) error {
+	if err := check.Begin(ctx, k); err != nil {
+		return err
+	}
+	if err := check.RunLease(l); err != nil {
+		return err
+	}
+	return s.write(ctx, func(tx *wtx) error {
+		res, err := tx.tx.ExecContext(ctx, d.Q.AskStop, k.SessionID, k.UserID, l.Owner, l.Epoch)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n > 0 {
+			return err
+		}
+		return orNotFound(ctx, tx, k, sqlstore.NotHeld(k, l))
+	})
 }
 
 func (s *Store) FinishRun(ctx context.Context, k session.Key, l session.Lease, e session.RunEnd) (session.RunWritten, error) {

@@ -64,8 +64,11 @@ type Queries struct {
 	// EnqueueClaimed queues an input claimed by the run queuing it:
 	// session n, data, now.
 	EnqueueClaimed string
-	// Renew: id, user, owner, epoch, expiry.
+	// Renew: id, user, owner, epoch, expiry; LeaseCols and whether a stop
+	// was asked of the run.
 	Renew string
+	// AskStop: id, user, owner, epoch.
+	AskStop string
 	// Finish frees the lease of the run named and stores its status,
 	// first in a run's end, so that it locks the row (PostgreSQL) and
 	// fences the rest: id, user, owner, epoch, status, updated_at (NULL:
@@ -138,7 +141,8 @@ var shared = Queries{
 	ClaimLeftovers: `UPDATE inputs SET attempts = attempts + 1 WHERE session_n = $1 AND done = {false} RETURNING ` + InputCols,
 	EnqueueClaimed: `INSERT INTO inputs (session_n, data, created_at, attempts) VALUES ($1, $2, $3, 1) RETURNING ` + InputCols,
 	Renew: `UPDATE sessions SET lease_expires = $5 WHERE id = $1 AND user_id = $2 AND lease_owner = $3 AND lease_epoch = $4
-		RETURNING ` + LeaseCols,
+		RETURNING ` + LeaseCols + `, CASE WHEN stop_epoch = lease_epoch THEN 1 ELSE 0 END`,
+	AskStop: `UPDATE sessions SET stop_epoch = lease_epoch WHERE id = $1 AND user_id = $2 AND lease_owner = $3 AND lease_epoch = $4`,
 	Finish: `UPDATE sessions SET lease_owner = '', lease_expires = {never}, status = $5, updated_at = coalesce($6, updated_at)
 		WHERE id = $1 AND user_id = $2 AND lease_owner = $3 AND lease_epoch = $4 RETURNING n`,
 	InsertState:   `INSERT INTO states (session_n, version, data) VALUES ($1, 1, $2) ON CONFLICT DO NOTHING`,

@@ -143,7 +143,6 @@ func TestCancelBlockedModelCall(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-blocked.started; cancel() }()
-	start := time.Now()
 	var r replyRun
 	for e, err := range a.Stream(ctx, []*message.Msg{user("Hello")}, agent.WithStructuredSchema([]byte(`{"type":"object","properties":{"answer":{"type":"string"}}}`)), agent.WithResult(&r.res)) {
 		if err != nil {
@@ -153,8 +152,8 @@ func TestCancelBlockedModelCall(t *testing.T) {
 	}
 	// Injection is on (the default), so a HINT_BLOCK precedes the call.
 	expectKinds(t, r, "REPLY_START HINT_BLOCK MODEL_CALL_START MODEL_CALL_END(interrupted) REPLY_END(interrupted)")
-	if blocked.calls != 1 || fb.Remaining() != 0 || time.Since(start) > time.Second {
-		t.Fatalf("calls %d, took %v", blocked.calls, time.Since(start))
+	if blocked.calls != 1 || fb.Remaining() != 0 {
+		t.Fatalf("calls %d, fallback turns left %d", blocked.calls, fb.Remaining())
 	}
 	if tail := stateOf(t, a).Tail(); len(tail.Content) != 2 { // the two hints, nothing from the empty response
 		t.Fatalf("context %s", contextShape(tail))

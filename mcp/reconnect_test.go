@@ -56,9 +56,10 @@ func TestReconnectBackoff(t *testing.T) {
 			t.Fatalf("want an error with %q: %s %q", want, st, txt)
 		}
 	}
-	start := time.Now()
-	if st, txt := callText(); st != block.ResultError || !strings.Contains(txt, "the next reconnection attempt is in") || time.Since(start) > 100*time.Millisecond {
-		t.Fatalf("within the backoff: %s %q after %s", st, txt, time.Since(start))
+	// Within the backoff the call answers without trying: its text says
+	// when the next attempt is.
+	if st, txt := callText(); st != block.ResultError || !strings.Contains(txt, "the next reconnection attempt is in") {
+		t.Fatalf("within the backoff: %s %q", st, txt)
 	}
 	if err := os.Remove(broken); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ module github.com/agentscope-go/agentscope
 go 1.26.0
 
 require (
-	github.com/google/jsonschema-go v0.4.3
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
 	go.opentelemetry.io/otel/trace v1.47.0
@@ -21,4 +21,5 @@ require (
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	go.opentelemetry.io/otel/metric v1.47.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.14.0 // indirect
 )

@@ -30,15 +30,10 @@
 // [StoreFunc] given to [NewStructuredOutput], whose tool it adds to the
 // "basic" group for a reply that needs one and removes afterwards.
 //
-// Validation uses github.com/google/jsonschema-go (Draft 2020-12, which
-// Python's jsonschema picks for a schema without "$schema"; the MCP SDK
-// links it anyway): drafts 4, 6, 7 and 2019-09 are rewritten into the
-// 2020-12 schema of the same meaning first (draft.go), checked against what
-// the meta-schema allows (schemacheck.go); "format" only annotates, in
-// every draft, as in the reference's jsonschema.validate (no format
-// checker). The message the model is sent is rendered by
-// internal/pycompat/pyschema in the schema's own draft, with Python's
-// texts. It replaced santhosh-tekuri/jsonschema, whose package
-// initialisation compiles five meta-schemas, 1.7 MB of heap in every
-// process that links it.
+// Validation uses github.com/santhosh-tekuri/jsonschema/v6: it implements
+// Draft 2020-12 (the draft Python's jsonschema picks for a schema without
+// "$schema") completely, compiles a schema once into a reusable validator,
+// is pure Go with no dependencies beyond x/text, and returns a structured
+// error tree (instance location + typed error kind) from which the
+// reference's message can be rendered.
 package tool

@@ -1,26 +1,26 @@
 package tool
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/agentscope-go/agentscope/internal/pycompat"
 	"github.com/agentscope-go/agentscope/internal/pycompat/pyjson"
 	"github.com/agentscope-go/agentscope/internal/pycompat/pyschema"
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Validator checks argument objects against one compiled input schema.
 // It is safe for concurrent use.
 type Validator struct {
-	tool string
-	compiledSchema
+	tool     string
+	tree     pyjson.Value // the schema, for rendering reference messages
+	compiled *jsonschema.Schema
 }
 
 // ErrNotObjectSchema is wrapped by a *SchemaError for an input schema that
@@ -28,15 +28,15 @@ type Validator struct {
 var ErrNotObjectSchema = errors.New(`input schema must be {"type":"object","properties":{...}}`)
 
 // NewValidator compiles schema (Draft 2020-12 unless it declares another
-// "$schema": drafts 4, 6, 7 and 2019-09 are read too) for the named tool;
-// a *SchemaError if it is not a valid object schema.
+// "$schema") for the named tool; a *SchemaError if it is not a valid
+// object schema.
 //
 // Compiled schemas are kept by their text, process-wide: a server builds
 // an agent, and so a toolkit, for every run, and compiling its tools'
 // schemas anew each time was most of the cost of building it.
 func NewValidator(toolName string, schema json.RawMessage) (*Validator, error) {
 	if c, ok := compiledSchemas.get(schema); ok {
-		return &Validator{tool: toolName, compiledSchema: c}, nil
+		return &Validator{tool: toolName, tree: c.tree, compiled: c.compiled}, nil
 	}
 	tree, err := pyjson.Parse(string(schema))
 	if err != nil {
@@ -45,19 +45,19 @@ func NewValidator(toolName string, schema json.RawMessage) (*Validator, error) {
 	if err := checkObjectSchema(tree); err != nil {
 		return nil, &SchemaError{Tool: toolName, Err: err}
 	}
-	c, err := compileSchema(tree)
+	compiled, err := compileSchema(schema)
 	if err != nil {
 		return nil, &SchemaError{Tool: toolName, Err: err}
 	}
-	compiledSchemas.put(schema, c)
-	return &Validator{tool: toolName, compiledSchema: c}, nil
+	compiledSchemas.put(schema, compiledSchema{tree, compiled})
+	return &Validator{tool: toolName, tree: tree, compiled: compiled}, nil
 }
 
 // compiledSchema is what a Validator shares with every other validator
-// of the same schema text; every part is only read once built.
+// of the same schema text; both parts are only read once built.
 type compiledSchema struct {
-	tree     pyjson.Value // the schema as given, for messages and for models
-	resolved *jsonschema.Resolved
+	tree     pyjson.Value
+	compiled *jsonschema.Schema
 }
 
 // schemaCache keeps compiled schemas by text, up to maxCachedSchemas; it
@@ -104,43 +104,20 @@ func checkObjectSchema(tree pyjson.Value) error {
 }
 
 // schemaURL names the in-memory resource; nothing is ever fetched (the
-// resolver has no loader, so remote $refs fail to compile).
+// compiler has no loader for other URLs, so remote $refs fail to compile).
 const schemaURL = "mem:///input.json"
 
-// compileSchema reads tree in its draft, as Draft 2020-12 (draft.go),
-// checks it against what the meta-schema allows (schemacheck.go) and
-// resolves its references.
-//
-// The validator is github.com/google/jsonschema-go, which the MCP SDK
-// links anyway; santhosh-tekuri/jsonschema, used before, compiles the five
-// drafts' meta-schemas in its package initialisation, 1.7 MB of heap in
-// every process that links it (BENCHMARKS.md, memory at start).
-func compileSchema(tree pyjson.Value) (compiledSchema, error) {
-	d, err := pyschema.DraftOf(tree)
+func compileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
-		return compiledSchema{}, err
+		return nil, err
 	}
-	t2020 := to2020(tree, d)
-	if err := checkSchema(t2020, "#"); err != nil {
-		return compiledSchema{}, err
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, err
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(pyjson.AppendJSON(nil, t2020), &s); err != nil {
-		return compiledSchema{}, err
-	}
-	r, err := s.Resolve(&jsonschema.ResolveOptions{BaseURI: schemaURL})
-	if err != nil {
-		return compiledSchema{}, err
-	}
-	return compiledSchema{tree: tree, resolved: r}, nil
-}
-
-// check validates an instance decoded from JSON (maps, slices, float64 or
-// json.Number, strings, booleans, nil) with the validator of record.
-// "format" only annotates, in every draft: jsonschema.validate, which the
-// reference calls, passes no format checker.
-func (c *compiledSchema) check(instance any) error {
-	return c.resolved.Validate(numbersAsGo(instance))
+	return c.Compile(schemaURL)
 }
 
 // Validate returns nil or a *ValidationError phrased like the reference.
@@ -155,7 +132,7 @@ func (v *Validator) validate(input map[string]any, ordered *pyjson.Value) error 
 	if input == nil {
 		input = map[string]any{}
 	}
-	err := v.check(input)
+	err := v.compiled.Validate(input)
 	if err == nil {
 		return nil
 	}
@@ -173,70 +150,17 @@ func (v *Validator) validate(input map[string]any, ordered *pyjson.Value) error 
 }
 
 // fallbackMessage describes a failure the Python-style renderer does not
-// model (unevaluated*, dynamic refs) in the validator's own words.
+// model (format, unevaluated*, dynamic refs) from the validator's own
+// first leaf error, e.g. "at '/a': got string, want integer".
 func fallbackMessage(err error) string {
-	return err.Error()
-}
-
-// numbersAsGo returns x with every json.Number as an int64 (an integer
-// literal that fits) or a float64: the validator of record takes a
-// json.Number, whose kind is string, for a string. x is copied only where
-// it holds one.
-func numbersAsGo(x any) any {
-	switch v := x.(type) {
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return i
-		}
-		if f, err := v.Float64(); err == nil {
-			return f
-		}
-		return pyjson.FromAny(v).Float64()
-	case map[string]any:
-		var out map[string]any
-		for k, e := range v {
-			if n := numbersAsGo(e); !sameValue(n, e) {
-				if out == nil {
-					out = maps.Clone(v)
-				}
-				out[k] = n
-			}
-		}
-		if out != nil {
-			return out
-		}
-	case []any:
-		var out []any
-		for i, e := range v {
-			if n := numbersAsGo(e); !sameValue(n, e) {
-				if out == nil {
-					out = slices.Clone(v)
-				}
-				out[i] = n
-			}
-		}
-		if out != nil {
-			return out
-		}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
 	}
-	return x
-}
-
-// sameValue reports whether numbersAsGo left e as it was: only numbers
-// and containers holding them change, and those come back as another
-// dynamic type or another container.
-func sameValue(n, e any) bool {
-	switch ev := e.(type) {
-	case json.Number:
-		return false
-	case map[string]any:
-		nv, ok := n.(map[string]any)
-		return ok && reflect.ValueOf(nv).UnsafePointer() == reflect.ValueOf(ev).UnsafePointer()
-	case []any:
-		nv, ok := n.([]any)
-		return ok && len(nv) == len(ev) && (len(ev) == 0 || &nv[0] == &ev[0])
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
 	}
-	return true
+	return ve.Error()
 }
 
 // ParseInput parses a tool call's raw argument text into an object the way

@@ -20,7 +20,7 @@ func TestSchemaCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.resolved != b.resolved {
+	if a.compiled != b.compiled {
 		t.Fatal("the second validator of the same schema compiled it again")
 	}
 	for name, v := range map[string]*Validator{"a": a, "b": b} {

@@ -94,7 +94,7 @@ func (s *structuredOutput) Call(ctx context.Context, input map[string]any) iter.
 		if output == nil {
 			output = map[string]any{}
 		}
-		if err := s.v.check(output); err != nil {
+		if err := s.v.compiled.Validate(output); err != nil {
 			details := pyschema.All(s.v.tree, filled)
 			parts := make([]string, len(details))
 			for i, d := range details {

@@ -9,12 +9,7 @@
 //
 // It is a message renderer, not the validator of record: callers validate
 // with a complete implementation first and ask for a message only on
-// failure. Like jsonschema.validate it reads the schema in the draft its
-// "$schema" names (4, 6, 7, 2019-09, 2020-12 without one), with that
-// draft's keywords and messages ("Additional items are not allowed",
-// draft 4's boolean exclusiveMaximum, a "$ref" whose siblings are
-// ignored), and it never asserts "format" (validate passes no format
-// checker). Keywords it does not model ($dynamicRef, $recursiveRef,
+// failure. Keywords it does not model ($dynamicRef, format,
 // unevaluatedItems, unevaluatedProperties, remote $refs) produce no
 // errors here; [BestMatch] reports ok=false when it finds nothing.
 package pyschema

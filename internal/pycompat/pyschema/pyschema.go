@@ -32,22 +32,10 @@ type verr struct {
 
 // BestMatch returns the message of the error jsonschema.validate(instance,
 // schema) would raise, and false when the instance is valid as far as this
-// package can tell. The validator is the one the schema's "$schema" picks
-// (Draft 2020-12 without one), with that draft's keywords and messages.
+// package can tell.
 func BestMatch(schema, instance pyjson.Value) (string, bool) {
-	return bestMatch(newValidator(schema), instance)
-}
-
-func newValidator(root pyjson.Value) validator {
-	d, err := DraftOf(root)
-	if err != nil {
-		d = Draft2020
-	}
-	return validator{root: root, re: map[string]*regexp.Regexp{}, draft: d, known: keywords[d]}
-}
-
-func bestMatch(v validator, instance pyjson.Value) (string, bool) {
-	errs := v.iter(v.root, instance, 0)
+	v := validator{root: schema, re: map[string]*regexp.Regexp{}}
+	errs := v.iter(schema, instance, 0)
 	if len(errs) == 0 {
 		return "", false
 	}
@@ -175,12 +163,8 @@ func isType(v pyjson.Value, name string) bool {
 }
 
 type validator struct {
-	root  pyjson.Value
-	re    map[string]*regexp.Regexp
-	draft Draft
-	// known is the draft's keywords; nil for 2020-12 (keyword ignores what
-	// it does not model).
-	known map[string]bool
+	root pyjson.Value
+	re   map[string]*regexp.Regexp
 }
 
 // maxRefDepth stops reference cycles that never consume instance depth.
@@ -200,16 +184,6 @@ func (v *validator) iter(schema, inst pyjson.Value, refDepth int) []*verr {
 	var out []*verr
 	for i, k := range schema.Keys {
 		kv := schema.Items[i]
-		if v.known != nil && !v.known[k] {
-			continue
-		}
-		// Before 2019-09 a "$ref" makes its siblings be ignored
-		// (jsonschema's ignore_ref_siblings).
-		if v.draft < Draft2019 && k != "$ref" {
-			if ref, ok := schema.Get("$ref"); ok && ref.Kind != pyjson.Null {
-				continue
-			}
-		}
 		for _, e := range v.keyword(k, kv, schema, inst, refDepth) {
 			if !e.set {
 				if e.validator == "" {
@@ -386,9 +360,6 @@ func (v *validator) keyword(k string, kv, schema, inst pyjson.Value, refDepth in
 		if inst.Kind != pyjson.Array {
 			return nil
 		}
-		if v.draft < Draft2020 {
-			return v.legacyItems(kv, inst, refDepth)
-		}
 		prefix := 0
 		if pi, ok := schema.Get("prefixItems"); ok && pi.Kind == pyjson.Array {
 			prefix = len(pi.Items)
@@ -428,23 +399,9 @@ func (v *validator) keyword(k string, kv, schema, inst pyjson.Value, refDepth in
 		}
 		return out
 
-	case "additionalItems":
-		return v.additionalItems(kv, schema, inst, refDepth)
-
-	case "dependencies":
-		return v.dependencies(kv, inst, refDepth)
-
 	case "contains":
 		if inst.Kind != pyjson.Array {
 			return nil
-		}
-		if v.draft < Draft2019 {
-			for _, it := range inst.Items {
-				if v.valid(it, kv, refDepth) {
-					return nil
-				}
-			}
-			return []*verr{newErr("None of " + pyjson.Repr(inst) + " are valid under the given schema")}
 		}
 		minC, maxC := 1.0, float64(len(inst.Items))
 		if m, ok := schema.Get("minContains"); ok && m.IsNumber() {
@@ -481,13 +438,6 @@ func (v *validator) keyword(k string, kv, schema, inst pyjson.Value, refDepth in
 		}
 		x, lim := inst.Float64(), kv.Float64()
 		r, l := pyjson.Repr(inst), pyjson.Repr(kv)
-		if v.draft == Draft4 {
-			// Draft 4's exclusiveMinimum/exclusiveMaximum are booleans
-			// qualifying minimum/maximum.
-			if x, ok := schema.Get("exclusive" + strings.ToUpper(k[:1]) + k[1:]); ok && x.Kind == pyjson.Bool && x.Bool {
-				k = "exclusive" + strings.ToUpper(k[:1]) + k[1:]
-			}
-		}
 		switch k {
 		case "minimum":
 			if x < lim {
@@ -848,7 +798,7 @@ type Detail struct {
 
 // All returns every error jsonschema's iter_errors would yield, in order.
 func All(schema, instance pyjson.Value) []Detail {
-	v := newValidator(schema)
+	v := validator{root: schema, re: map[string]*regexp.Regexp{}}
 	errs := v.iter(schema, instance, 0)
 	out := make([]Detail, len(errs))
 	for i, e := range errs {
@@ -873,7 +823,7 @@ func All(schema, instance pyjson.Value) []Detail {
 //
 // It also writes a whole number under a "number" schema as a float.
 func FillDefaults(schema pyjson.Value, inst *pyjson.Value) {
-	v := newValidator(schema)
+	v := validator{root: schema, re: map[string]*regexp.Regexp{}}
 	v.fill(schema, inst, 0)
 }
 

@@ -105,7 +105,7 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input, agentID string
 	var rs session.Run
 	for attempt := 0; ; attempt++ {
 		var err error
-		if rs, err = r.beginRun(ctx, begin); err != nil {
+		if rs, err = r.beginRun(ctx, begin, agentID); err != nil {
 			if errors.Is(err, session.ErrLeased) {
 				return fail(errRunning)
 			}
@@ -197,8 +197,10 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input, agentID string
 const openHold = 2 * time.Millisecond
 
 // beginRun begins the run: opened when the store can (its first batch
-// then commits with it, begin), else with BeginRun.
-func (r *run) beginRun(ctx context.Context, b session.RunBegin) (session.Run, error) {
+// then commits with it, begin), else with BeginRun. An opened start of a
+// session whose agent is not agentID (when given) is dropped at once,
+// before its hold could commit it with its input.
+func (r *run) beginRun(ctx context.Context, b session.RunBegin, agentID string) (session.Run, error) {
 	o, ok := r.e.store.(session.RunOpener)
 	if !ok {
 		return r.e.store.BeginRun(ctx, r.key, b)
@@ -206,6 +208,14 @@ func (r *run) beginRun(ctx context.Context, b session.RunBegin) (session.Run, er
 	rs, op, err := o.OpenRun(ctx, r.key, b)
 	if err != nil {
 		return rs, err
+	}
+	if agentID != "" && rs.AgentID != agentID {
+		// Refused before the hold can commit the start: nothing of it,
+		// the input included, is stored.
+		if err := op.Rollback(); err != nil {
+			r.e.log.Error("engine: drop the run's start", "session", r.key.SessionID, "err", err)
+		}
+		return rs, errAgentNotFound
 	}
 	r.opMu.Lock()
 	r.open = op

@@ -49,6 +49,9 @@ func NewValidator(toolName string, schema json.RawMessage) (*Validator, error) {
 	if err != nil {
 		return nil, &SchemaError{Tool: toolName, Err: err}
 	}
+	if err := checkFanout(tree); err != nil {
+		return nil, &SchemaError{Tool: toolName, Err: err}
+	}
 	compiledSchemas.put(schema, compiledSchema{tree, compiled})
 	return &Validator{tool: toolName, tree: tree, compiled: compiled}, nil
 }

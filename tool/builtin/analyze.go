@@ -574,6 +574,72 @@ func (a *analyzer) gitObjects(name string, spec *cmdSpec, p *parsedArgs, dir dir
 	if whole {
 		a.paths(arg{value: ".", literal: true}, top, &a.l.trees)
 	}
+	if top.known && gitShowsContents(name, p) {
+		a.trackedSecrets(top.path, p, dir, whole)
+	}
+}
+
+// gitShowsContents reports whether a git subcommand prints what files
+// held (patches, blobs), not only names and messages.
+func gitShowsContents(name string, p *parsedArgs) bool {
+	patch := p.has("-p", "-u", "--patch", "-U", "--unified", "--word-diff", "--color-words", "--cc", "-c",
+		"--patch-with-stat", "--patch-with-raw", "-L")
+	switch name {
+	case "git show", "git diff":
+		// A patch unless a summary replaces it (and no patch flag adds it).
+		return patch || !p.has("--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "--quiet",
+			"--dirstat", "--summary", "--raw", "-s", "--no-patch", "--exit-code")
+	case "git log", "git whatchanged", "git reflog", "git reflog show", "git stash show", "git stash list":
+		return patch
+	case "git cat-file":
+		return p.has("-p") || len(p.operands) > 1 // cat-file -p X, or cat-file blob X
+	}
+	return false
+}
+
+// trackedSecrets records, for a git subcommand that prints contents from
+// the repository at top, the secret files the repository's index tracks
+// within its pathspecs (all of them without one, or with a wildcard or
+// magic one: whole): git shows their committed contents whether or not
+// the working tree still holds them. A revision operand names no path.
+// An index that cannot be read leaves the line unresolved, so it asks.
+func (a *analyzer) trackedSecrets(top string, p *parsedArgs, dir dirState, whole bool) {
+	secrets, ok := a.cfg.trackedSecrets(top)
+	if !ok {
+		a.l.unresolved = true
+		return
+	}
+	if len(secrets) == 0 {
+		return
+	}
+	var specs []string
+	if !whole && dir.known {
+		for _, o := range p.operands {
+			if !o.literal {
+				continue
+			}
+			abs := filepath.Clean(filepath.Join(dir.path, o.value))
+			if filepath.IsAbs(o.value) {
+				abs = filepath.Clean(o.value)
+			}
+			if _, err := os.Lstat(abs); err == nil {
+				specs = append(specs, abs)
+			}
+		}
+	}
+	for _, sec := range secrets {
+		in := len(specs) == 0
+		for _, sp := range specs {
+			in = in || within(sec, sp)
+		}
+		if in {
+			rel, err := filepath.Rel(top, sec)
+			if err != nil {
+				rel = sec
+			}
+			a.l.reads = append(a.l.reads, pathRef{abs: sec, shown: rel + " (tracked by git)"})
+		}
+	}
 }
 
 // repoTop is the work tree of the repository dir lies in: the nearest

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/agentscope-go/agentscope/agent"
+	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/engine"
 	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/model/scripted"
@@ -432,5 +433,23 @@ func deadRunOf(t testing.TB, st session.Store, k session.Key, owner string, ttl 
 	}
 	if _, err := st.AppendRun(ctx, k, run.Lease, session.RunAppend{Events: batch}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkInterruptedEnd checks that a reply's events, to its REPLY_END,
+// answered its last tool call as interrupted and ended interrupted.
+func checkInterruptedEnd(t *testing.T, evs []sseEvent) {
+	t.Helper()
+	var res *event.ToolResultEnd
+	for _, ev := range evs {
+		if r, ok := ev.ev.(*event.ToolResultEnd); ok {
+			res = r
+		}
+	}
+	if res == nil || res.State != block.ResultInterrupted {
+		t.Fatalf("tool result %+v in %s", res, types(evs))
+	}
+	if end, ok := evs[len(evs)-1].ev.(*event.ReplyEnd); !ok || end.FinishedReason != event.ReplyInterrupted {
+		t.Fatalf("end %s", types(evs[len(evs)-1:]))
 	}
 }

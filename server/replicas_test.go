@@ -94,18 +94,7 @@ func TestReplicaStreamsAnotherReplicasRun(t *testing.T) {
 		t.Fatalf("interrupt on B: %d %s", r.code, r.body)
 	}
 	rest := late.until(event.TypeReplyEnd)
-	var res *event.ToolResultEnd
-	for _, ev := range rest {
-		if r, ok := ev.ev.(*event.ToolResultEnd); ok {
-			res = r
-		}
-	}
-	if res == nil || res.State != block.ResultInterrupted {
-		t.Fatalf("tool result %+v in %s", res, types(rest))
-	}
-	if end := rest[len(rest)-1].ev.(*event.ReplyEnd); end.FinishedReason != event.ReplyInterrupted {
-		t.Fatalf("end %+v", end)
-	}
+	checkInterruptedEnd(t, rest)
 	checkSeqs(t, append([]sseEvent{first}, rest...), first.seq)
 	a.waitStatus(sid, "idle")
 	if got := onA.until(event.TypeReplyEnd); got[len(got)-1].seq != rest[len(rest)-1].seq {
@@ -429,17 +418,6 @@ func TestReplicaInterruptWithoutItsNotice(t *testing.T) {
 		t.Fatalf("interrupt on B: %d %s", r.code, r.body)
 	}
 	evs := onB.until(event.TypeReplyEnd)
-	var res *event.ToolResultEnd
-	for _, ev := range evs {
-		if r, ok := ev.ev.(*event.ToolResultEnd); ok {
-			res = r
-		}
-	}
-	if res == nil || res.State != block.ResultInterrupted {
-		t.Fatalf("tool result %+v in %s", res, types(evs))
-	}
-	if end := evs[len(evs)-1].ev.(*event.ReplyEnd); end.FinishedReason != event.ReplyInterrupted {
-		t.Fatalf("end %+v", end)
-	}
+	checkInterruptedEnd(t, evs)
 	b.waitStatus(sid, "idle")
 }

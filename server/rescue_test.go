@@ -365,7 +365,10 @@ func TestRescueRunDeadBeforeItsFirstEvent(t *testing.T) {
 			t.Fatalf("transcript has %d messages after the next chat", len(msgs))
 		}
 	})
-	t.Run("confirm", func(t *testing.T) {
+	// parkOnNote is a session whose reply is parked on save_note's
+	// confirmation, its stream and the events to the park.
+	parkOnNote := func(t *testing.T) (*env, string, session.Key, *stream, []sseEvent) {
+		t.Helper()
 		e := newEnv(t, []scripted.Turn{noteTurn}, fast)
 		sid := e.createSession()
 		k := session.Key{UserID: user, SessionID: sid}
@@ -375,6 +378,10 @@ func TestRescueRunDeadBeforeItsFirstEvent(t *testing.T) {
 		}
 		parked := s.until(event.TypeRequireUserConfirm)
 		e.waitStatus(sid, "awaiting_permission")
+		return e, sid, k, s, parked
+	}
+	t.Run("confirm", func(t *testing.T) {
+		e, sid, k, s, parked := parkOnNote(t)
 		deadRunOf(t, e.store, k, "dead-process", ttl, confirmJSON(t, e, sid, true), nil)
 		evs := s.until(event.TypeReplyEnd)
 		checkSeqs(t, append(parked, evs...), 1)
@@ -399,15 +406,7 @@ func TestRescueRunDeadBeforeItsFirstEvent(t *testing.T) {
 		}
 	})
 	t.Run("interrupt", func(t *testing.T) {
-		e := newEnv(t, []scripted.Turn{noteTurn}, fast)
-		sid := e.createSession()
-		k := session.Key{UserID: user, SessionID: sid}
-		s := e.openStream(sid, "")
-		if r := e.chat(sid, userMsg("note milk")); r.code != 200 {
-			t.Fatalf("chat %d %s", r.code, r.body)
-		}
-		parked := s.until(event.TypeRequireUserConfirm)
-		e.waitStatus(sid, "awaiting_permission")
+		e, sid, k, s, parked := parkOnNote(t)
 		stop := &event.UserInterrupt{}
 		event.Stamp(stop, nil)
 		deadRunOf(t, e.store, k, "dead-process", ttl, string(event.Marshal(stop)), nil)

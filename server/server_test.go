@@ -418,18 +418,7 @@ func TestInterruptRunning(t *testing.T) {
 		t.Fatalf("interrupt %d %s", r.code, r.body)
 	}
 	evs := s.until(event.TypeReplyEnd)
-	var res *event.ToolResultEnd
-	for _, ev := range evs {
-		if r, ok := ev.ev.(*event.ToolResultEnd); ok {
-			res = r
-		}
-	}
-	if res == nil || res.State != block.ResultInterrupted {
-		t.Fatalf("tool result %+v in %s", res, types(evs))
-	}
-	if end := evs[len(evs)-1].ev.(*event.ReplyEnd); end.FinishedReason != event.ReplyInterrupted {
-		t.Fatalf("end %+v", end)
-	}
+	checkInterruptedEnd(t, evs)
 	e.waitStatus(sid, "idle")
 }
 

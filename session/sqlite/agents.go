@@ -124,16 +124,8 @@ func (s *Store) CountStatuses(ctx context.Context) (map[session.Status]int64, er
 		return nil, fail(ctx, err)
 	}
 	defer rows.Close()
-	out := map[session.Status]int64{}
-	for rows.Next() {
-		var st string
-		var n int64
-		if err := rows.Scan(&st, &n); err != nil {
-			return nil, err
-		}
-		out[session.Status(st)] = n
-	}
-	return out, fail(ctx, rows.Err())
+	out, err := sqlstore.ScanStatuses(rows)
+	return out, fail(ctx, err)
 }
 
 func (s *Store) HeldBy(ctx context.Context, owner string, limit int) ([]session.Key, error) {

@@ -100,6 +100,27 @@ func (c TimeCol) Value() (driver.Value, error) { return c.T, nil }
 // Scanner is a row of either driver.
 type Scanner interface{ Scan(dest ...any) error }
 
+// Rows are a query's result rows, as both drivers give them.
+type Rows interface {
+	Scanner
+	Next() bool
+	Err() error
+}
+
+// ScanStatuses reads the rows of Queries.CountStatuses.
+func ScanStatuses(rows Rows) (map[session.Status]int64, error) {
+	out := map[session.Status]int64{}
+	for rows.Next() {
+		var st string
+		var n int64
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, err
+		}
+		out[session.Status(st)] = n
+	}
+	return out, rows.Err()
+}
+
 // RecordCols are the columns ScanRecord reads: a session's record, its
 // status, its lease, where its log stands and its row number (the
 // record's Order).

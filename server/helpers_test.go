@@ -419,19 +419,24 @@ func leaseOf(ctx context.Context, st session.Store, k session.Key) (session.Leas
 func deadRunOf(t testing.TB, st session.Store, k session.Key, owner string, ttl time.Duration, input string, evs []event.Event) {
 	t.Helper()
 	ctx := context.Background()
-	run, err := st.BeginRun(ctx, k, session.RunBegin{Owner: owner, TTL: ttl, Input: json.RawMessage(input)})
+	// The run is begun on a long lease and dies (its lease shortened to
+	// ttl) only once its events are in: on a loaded machine the append
+	// could come after a short lease expired, and a rescue in between.
+	run, err := st.BeginRun(ctx, k, session.RunBegin{Owner: owner, TTL: time.Hour, Input: json.RawMessage(input)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(evs) == 0 {
-		return // it died before its first event
+	if len(evs) > 0 {
+		var batch []json.RawMessage
+		for _, ev := range evs {
+			event.Stamp(ev, nil)
+			batch = append(batch, event.Marshal(ev))
+		}
+		if _, err := st.AppendRun(ctx, k, run.Lease, session.RunAppend{Events: batch}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	var batch []json.RawMessage
-	for _, ev := range evs {
-		event.Stamp(ev, nil)
-		batch = append(batch, event.Marshal(ev))
-	}
-	if _, err := st.AppendRun(ctx, k, run.Lease, session.RunAppend{Events: batch}); err != nil {
+	if _, err := st.RenewRun(ctx, k, run.Lease, ttl); err != nil {
 		t.Fatal(err)
 	}
 }

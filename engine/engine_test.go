@@ -386,7 +386,9 @@ func deadRun(t *testing.T, st session.Store, k session.Key, owner string, ttl ti
 	t.Helper()
 	ctx := context.Background()
 	in, _ := json.Marshal([]*message.Msg{message.UserText(user, "wait")})
-	run, err := st.BeginRun(ctx, k, session.RunBegin{Owner: owner, TTL: ttl, Input: in})
+	// Begun on a long lease, shortened to ttl once the events are in: a
+	// short lease could expire before the append on a loaded machine.
+	run, err := st.BeginRun(ctx, k, session.RunBegin{Owner: owner, TTL: time.Hour, Input: in})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,6 +404,9 @@ func deadRun(t *testing.T, st session.Store, k session.Key, owner string, ttl ti
 		batch = append(batch, event.Marshal(ev))
 	}
 	if _, err := st.AppendRun(ctx, k, run.Lease, session.RunAppend{Events: batch}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RenewRun(ctx, k, run.Lease, ttl); err != nil {
 		t.Fatal(err)
 	}
 }

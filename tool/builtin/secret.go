@@ -128,7 +128,7 @@ func (c Config) HoldsSecrets(dir, base string) bool {
 // secretRoots are the directories and files under which secrets live.
 func (c Config) secretRoots() []string {
 	roots := append([]string{"/proc", "/dev"}, systemSecrets...)
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
+	for _, home := range allHomes() {
 		for _, s := range homeSecrets {
 			roots = append(roots, filepath.Join(home, s))
 		}
@@ -158,7 +158,7 @@ func (c Config) secretAbs(abs string) string {
 	if strings.HasPrefix(abs, "/etc/ssh/ssh_host_") && strings.HasSuffix(abs, "_key") {
 		return "a host's private key (" + abs + ")"
 	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
+	for _, home := range homesOf(abs) {
 		for _, s := range homeSecrets {
 			if withinFold(abs, filepath.Join(home, s)) {
 				return "a credential file (" + abs + ")"
@@ -174,6 +174,48 @@ func (c Config) secretAbs(abs string) string {
 		return "an environment file (" + abs + ")"
 	}
 	return ""
+}
+
+// homeParents are where the system keeps its users' home directories:
+// another user's ~/.ssh is as secret as ours (an agentscope run as root,
+// as in most containers, reads every one of them).
+var homeParents = []string{"/home", "/Users"}
+
+// homesOf are the home directories abs may lie in: ours, root's, and the
+// one of /home/NAME or /Users/NAME that abs is below, whether it exists
+// or not.
+func homesOf(abs string) []string {
+	homes := []string{"/root"}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		homes = append(homes, home)
+	}
+	parts := strings.SplitN(strings.TrimPrefix(abs, "/"), "/", 3)
+	if len(parts) >= 2 && parts[1] != "" {
+		for _, parent := range homeParents {
+			if strings.EqualFold("/"+parts[0], parent) {
+				homes = append(homes, parent+"/"+parts[1])
+			}
+		}
+	}
+	return homes
+}
+
+// allHomes are the home directories a recursive read may reach: ours,
+// root's, and each directory in /home and /Users.
+func allHomes() []string {
+	homes := homesOf("/")
+	for _, parent := range homeParents {
+		entries, err := os.ReadDir(parent)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				homes = append(homes, filepath.Join(parent, e.Name()))
+			}
+		}
+	}
+	return homes
 }
 
 // procSecretReason judges rest, a path below /proc/.

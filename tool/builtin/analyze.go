@@ -60,6 +60,9 @@ type lineAnalysis struct {
 	parts  []part
 	reads  []pathRef // files whose contents are read
 	trees  []pathRef // directories read recursively
+	// deep are the trees read whole, every file below them (grep -r, rg,
+	// git grep --untracked), not only what git tracks.
+	deep   []deepRef
 	writes []pathRef // files created, changed, moved or removed
 	// hints are words that name a secret place in a way the analysis
 	// cannot resolve (cat /proc/$PPID/environ), or any way at all for a
@@ -527,8 +530,16 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 				ops = []arg{{value: ".", literal: true}}
 			}
 		}
+		n := len(a.l.trees)
 		for _, o := range ops {
 			a.paths(o, dir, dst)
+		}
+		if dst == &a.l.trees && spec.recursive != nil && spec.recursive(&p) {
+			if deep, follow := readsWholeTree(name, &p); deep || follow {
+				for _, t := range a.l.trees[n:] {
+					a.l.deep = append(a.l.deep, deepRef{pathRef: t, follow: follow})
+				}
+			}
 		}
 	case opNames:
 		// Names and metadata only: nothing to resolve.
@@ -537,6 +548,34 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 		return partReadOnly, ""
 	}
 	return a.edit(name, spec, &p, dir)
+}
+
+// deepRef is a tree a command reads whole; follow is set when it follows
+// the symlinks below it too.
+type deepRef struct {
+	pathRef
+	follow bool
+}
+
+// readsWholeTree reports whether a recursive read reads every file below
+// its directories, hidden and untracked ones included (deep: grep -r, rg
+// --hidden or -u, git grep --untracked or --no-index), and whether it
+// follows the symlinks there (grep -R, rg -L). rg leaves hidden files
+// (every dotenv file is one) alone by default, and git grep reads only
+// what git tracks, which gitObjects judges.
+func readsWholeTree(name string, p *parsedArgs) (deep, follow bool) {
+	switch name {
+	case "grep", "egrep", "fgrep":
+		return true, p.has("-R", "--dereference-recursive")
+	case "rg":
+		// -uu is --hidden; the parse does not count a flag's repeats, so
+		// one -u (--no-ignore) is taken as deep too.
+		deep = p.has("--hidden", "--unrestricted", "-u")
+		return deep, p.has("-L", "--follow")
+	case "git grep", "git diff":
+		return p.has("--untracked", "--no-index"), false
+	}
+	return false, false
 }
 
 // gitObjects records what a git subcommand reads beyond its operands as
@@ -572,7 +611,13 @@ func (a *analyzer) gitObjects(name string, spec *cmdSpec, p *parsedArgs, dir dir
 		}
 	}
 	if whole {
+		n := len(a.l.trees)
 		a.paths(arg{value: ".", literal: true}, top, &a.l.trees)
+		if deep, _ := readsWholeTree(name, p); deep {
+			for _, t := range a.l.trees[n:] {
+				a.l.deep = append(a.l.deep, deepRef{pathRef: t})
+			}
+		}
 	}
 	if top.known && gitShowsContents(name, p) {
 		a.trackedSecrets(top.path, p, dir, whole)

@@ -356,6 +356,14 @@ var permissionTable = map[string][]tableRow{
 		{"cat /home/bob/.ssh/id_rsa", safety}, {"head /home/bob/.aws/credentials", safety},
 		{"cat /HOME/bob/.ssh/id_rsa", safety}, {"cat /Users/bob/.config/gh/hosts.yml", safety},
 		{"cat /root/.ssh/id_rsa", safety}, {"cat /home/bob/notes.txt", readOnly}, {"ls /home/bob", readOnly},
+		// A recursive read reaches a dotenv file below the top as cat
+		// proj/.env does (rg skips hidden files unless told; git grep
+		// reads what git tracks), and one that follows links a link to
+		// a secret.
+		{"grep -r KEY .", safety}, {"grep -rn KEY", safety}, {"egrep -r KEY .", safety},
+		{"rg --hidden KEY", safety}, {"rg -uu KEY", safety}, {"rg KEY", readOnly}, {"rg -u KEY", safety},
+		{"git grep --untracked KEY", safety}, {"git grep --no-index KEY", safety},
+		{"rg -L KEY", safety}, {"grep -R KEY .", safety}, {"grep -R KEY sub", readOnly}, {"grep -r KEY sub", readOnly},
 	},
 	"third review": {
 		{"echo x > .zshenv", safety}, {"echo x > .bash_login", safety}, {"tee .config/git/config", safety},

@@ -94,9 +94,10 @@ func rawAbs(path, dir string) string {
 	return dir + "/" + p
 }
 
-// HoldsSecrets reports whether a recursive read of dir (grep -r, rg)
-// would reach a secret path: dir is one, an ancestor of one, or holds a
-// dotenv file at its top (deeper ones are not looked for).
+// HoldsSecrets reports whether a read of dir's files (git's pathspecs,
+// diff of two directories, a glob over it) would reach a secret path:
+// dir is one, an ancestor of one, or holds a dotenv file at its top.
+// [Config.TreeHoldsSecrets] looks below its top too.
 func (c Config) HoldsSecrets(dir, base string) bool {
 	abs := absPath(expandUser(dir), base)
 	for _, d := range []string{abs, realPath(abs), realPath(rawAbs(dir, base))} {
@@ -118,6 +119,65 @@ func (c Config) HoldsSecrets(dir, base string) bool {
 	if entries, err := os.ReadDir(abs); err == nil {
 		for _, e := range entries {
 			if envFile(e.Name()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TreeHoldsSecrets reports whether a recursive read of dir (grep -r, rg
+// --hidden, git grep --untracked) would reach a secret path:
+// HoldsSecrets, or a dotenv file anywhere below it (grep -r . read the
+// config/.env that cat config/.env asks for), or with follow (grep -R,
+// rg -L) a symlink there to a secret. A tree too large to look through
+// within treeBudget entries is taken to hold one.
+func (c Config) TreeHoldsSecrets(dir, base string, follow bool) bool {
+	if c.HoldsSecrets(dir, base) {
+		return true
+	}
+	budget := treeBudget
+	return c.treeHoldsSecrets(absPath(expandUser(dir), base), follow, &budget)
+}
+
+// treeBudget bounds the entries HoldsSecrets looks at below a directory:
+// a repository's tree fits, / or /usr does not.
+const treeBudget = 20000
+
+// treeHoldsSecrets walks dir (not through symlinks) for a dotenv file,
+// and with follow for a symlink to a secret path or to a directory
+// holding one, spending one of budget per entry; it reports true when
+// the budget runs out. A .git directory is not entered: it holds git's
+// objects, and a write into it asks.
+func (c Config) treeHoldsSecrets(dir string, follow bool, budget *int) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if *budget--; *budget < 0 {
+			return true
+		}
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case envFile(e.Name()):
+			return true
+		case e.Type()&os.ModeSymlink != 0:
+			if !follow {
+				continue
+			}
+			if c.SecretPath(p, "") != "" || c.HoldsSecrets(p, "") {
+				return true
+			}
+			if target := realPath(p); target != p {
+				for _, root := range c.secretRoots() {
+					if withinFold(root, target) {
+						return true
+					}
+				}
+			}
+		case e.IsDir() && e.Name() != ".git":
+			if c.treeHoldsSecrets(p, follow, budget) {
 				return true
 			}
 		}

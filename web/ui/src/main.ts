@@ -212,6 +212,13 @@ function onFrames(o: Open, frames: Frame[]): void {
     if (f.event.type === "REPLY_START") {
       if (!before && !stored) newRun = true;
       o.status = "running";
+      // The list's badge too: it is refreshed only when a reply parks
+      // or ends, and would say "idle" for the whole run.
+      const e = entryOf(o.id);
+      if (e && e.status !== "running") {
+        e.status = "running";
+        renderSessions();
+      }
     }
     if (parkOrEnd.has(f.event.type)) settle = true;
   }

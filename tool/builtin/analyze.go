@@ -638,6 +638,10 @@ func gitShowsContents(name string, p *parsedArgs) bool {
 		return patch
 	case "git cat-file":
 		return p.has("-p") || len(p.operands) > 1 // cat-file -p X, or cat-file blob X
+	case "git grep":
+		// It prints the matching lines of tracked files (or of a tree),
+		// wherever they lie below the top: a config/.env too.
+		return true
 	}
 	return false
 }

@@ -90,13 +90,19 @@ try {
   assert.equal(await lastReply().locator(".tool.result", { hasText: "saved the note" }).count(), 0, "the denied tool did not run");
   await shot(page, "04-denied");
 
-  step("edit the arguments as JSON, refused until they parse");
+  step("edit the arguments as JSON, refused until they parse and fit the tool's schema");
   await send("save a note: buy tea");
   await page.getByRole("button", { name: "Edit" }).click();
   const editor = page.getByRole("textbox", { name: "Arguments of save_note" });
   await editor.fill("{not json");
   await approve.click();
   await page.locator(".card .problem", { hasText: "not JSON" }).waitFor();
+  await editor.fill('{"txt": "buy green tea"}');
+  await approve.click();
+  await page.locator(".card .problem", { hasText: "save_note's schema: arguments.text is required" }).waitFor();
+  await editor.fill('{"text": 42}');
+  await approve.click();
+  await page.locator(".card .problem", { hasText: "arguments.text must be string, not integer" }).waitFor();
   await editor.fill('{"text": "buy green tea"}');
   await approve.click();
   await finished(page, "completed");

@@ -356,6 +356,9 @@ var permissionTable = map[string][]tableRow{
 		{"cat /home/bob/.ssh/id_rsa", safety}, {"head /home/bob/.aws/credentials", safety},
 		{"cat /HOME/bob/.ssh/id_rsa", safety}, {"cat /Users/bob/.config/gh/hosts.yml", safety},
 		{"cat /root/.ssh/id_rsa", safety}, {"cat /home/bob/notes.txt", readOnly}, {"ls /home/bob", readOnly},
+		{"cat ~/.bash_history", safety}, {"grep KEY ~/.zsh_history", safety}, {"tail ~/.local/share/fish/fish_history", safety},
+		{"cat ~/.claude/.credentials.json", safety}, {"cat ~/.codex/auth.json", safety}, {"cat ~/.s3cfg", safety},
+		{"cat /home/bob/.bash_history", safety}, {"cat ~/.bashrc", readOnly},
 		// A recursive read reaches a dotenv file below the top as cat
 		// proj/.env does (rg skips hidden files unless told; git grep
 		// reads what git tracks), and one that follows links a link to

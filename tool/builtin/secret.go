@@ -43,6 +43,13 @@ var homeSecrets = []string{
 	".config/gcloud", ".config/gh", ".netrc", ".git-credentials", ".pgpass",
 	".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml",
 	".vault-token", ".terraform.d/credentials.tfrc.json",
+	// Other agents' and tools' tokens.
+	".claude/.credentials.json", ".codex/auth.json", ".gem/credentials", ".s3cfg", ".boto",
+	".config/hub", ".m2/settings-security.xml",
+	// Shell and REPL histories: the keys typed on a command line
+	// (export OPENAI_API_KEY=…, curl -H "Authorization: …").
+	".bash_history", ".zsh_history", ".sh_history", ".history", ".local/share/fish/fish_history",
+	".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history",
 }
 
 // systemSecrets are the system's password hashes and private keys (a

@@ -534,7 +534,7 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 		for _, o := range ops {
 			a.paths(o, dir, dst)
 		}
-		if dst == &a.l.trees && spec.recursive != nil && spec.recursive(&p) {
+		if dst == &a.l.trees {
 			if deep, follow := readsWholeTree(name, &p); deep || follow {
 				for _, t := range a.l.trees[n:] {
 					a.l.deep = append(a.l.deep, deepRef{pathRef: t, follow: follow})
@@ -557,21 +557,22 @@ type deepRef struct {
 	follow bool
 }
 
-// readsWholeTree reports whether a recursive read reads every file below
-// its directories, hidden and untracked ones included (deep: grep -r, rg
-// --hidden or -u, git grep --untracked or --no-index), and whether it
-// follows the symlinks there (grep -R, rg -L). rg leaves hidden files
-// (every dotenv file is one) alone by default, and git grep reads only
-// what git tracks, which gitObjects judges.
+// readsWholeTree reports whether a read of directories reads every file
+// below them, hidden and untracked ones included (deep: grep -r, rg,
+// diff -r, git grep --untracked or --no-index), and whether it follows
+// the symlinks there (grep -R, rg -L). rg skips hidden files (every
+// dotenv file is one) only by default: a -g glob or a "!.env" in an
+// ignore file of the tree brings them back, so it counts as deep. git
+// grep reads only what git tracks, which gitObjects judges.
 func readsWholeTree(name string, p *parsedArgs) (deep, follow bool) {
 	switch name {
 	case "grep", "egrep", "fgrep":
 		return true, p.has("-R", "--dereference-recursive")
 	case "rg":
-		// -uu is --hidden; the parse does not count a flag's repeats, so
-		// one -u (--no-ignore) is taken as deep too.
-		deep = p.has("--hidden", "--unrestricted", "-u")
-		return deep, p.has("-L", "--follow")
+		return true, p.has("-L", "--follow")
+	case "diff":
+		// diff -rN prints a file only one side has whole.
+		return p.has("-r", "--recursive"), false
 	case "git grep", "git diff":
 		return p.has("--untracked", "--no-index"), false
 	}

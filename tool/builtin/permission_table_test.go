@@ -79,7 +79,7 @@ var permissionTable = map[string][]tableRow{
 		{"file a.txt", readOnly}, {"du -sh .", readOnly}, {"df -h", readOnly}, {"tree -L 2", readOnly},
 		{"which go", readOnly}, {"type ls", readOnly}, {"grep -rn TODO sub", readOnly},
 		{"grep -e x -e y a.txt", readOnly}, {"grep -c x a.txt", readOnly}, {"egrep 'a|b' a.txt", readOnly},
-		{"rg -n foo", readOnly}, {"rg --files sub", readOnly}, {"find . -name '*.go'", readOnly},
+		{"rg -n foo sub", readOnly}, {"rg --files sub", readOnly}, {"find . -name '*.go'", readOnly},
 		{"find . -type f -mtime -1 -print", readOnly}, {"find sub -maxdepth 1 -newermt 2024-01-01", readOnly},
 		{"sort -u a.txt", readOnly}, {"sort -k2 -t, -n a.txt", readOnly}, {"uniq -c a.txt", readOnly},
 		{"cut -d: -f1 a.txt", readOnly}, {"tr a-z A-Z", readOnly}, {"diff a.txt sub/b.txt", readOnly},
@@ -360,11 +360,11 @@ var permissionTable = map[string][]tableRow{
 		{"cat ~/.claude/.credentials.json", safety}, {"cat ~/.codex/auth.json", safety}, {"cat ~/.s3cfg", safety},
 		{"cat /home/bob/.bash_history", safety}, {"cat ~/.bashrc", readOnly},
 		// A recursive read reaches a dotenv file below the top as cat
-		// proj/.env does (rg skips hidden files unless told; git grep
-		// reads what git tracks), and one that follows links a link to
-		// a secret.
+		// proj/.env does (git grep reads what git tracks), and one that
+		// follows links a link to a secret.
 		{"grep -r KEY .", safety}, {"grep -rn KEY", safety}, {"egrep -r KEY .", safety},
-		{"rg --hidden KEY", safety}, {"rg -uu KEY", safety}, {"rg KEY", readOnly}, {"rg -u KEY", safety},
+		{"rg --hidden KEY", safety}, {"rg -uu KEY", safety}, {"rg KEY", safety}, {"rg -g .env KEY", safety}, {"rg KEY sub", readOnly},
+		{"diff -rN proj sub", safety}, {"diff --recursive proj sub", safety}, {"diff -r sub sub", readOnly},
 		{"git grep --untracked KEY", safety}, {"git grep --no-index KEY", safety},
 		{"rg -L KEY", safety}, {"grep -R KEY .", safety}, {"grep -R KEY sub", readOnly}, {"grep -r KEY sub", readOnly},
 	},

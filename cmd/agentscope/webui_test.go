@@ -30,6 +30,8 @@ import (
 //     javascript: link;
 //   - "MANY n": n text deltas, 2 ms apart (the frame-rate measurement);
 //   - "FAIL": a 400 with an OpenAI error body (a reply that fails);
+//   - "IMAGE": a call of server-everything's get-tiny-image, then, once
+//     its result is in, "here it is." (a tool result carrying an image);
 //   - anything else: "ok."
 func uiModel(t testing.TB) string {
 	t.Helper()
@@ -44,11 +46,14 @@ func uiModel(t testing.TB) string {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
 		}
-		prompt := ""
+		prompt, answered := "", false
 		for _, m := range req.Messages {
 			// The last user message, less the runtime hint that may follow it.
 			if t := contentText(m.Content); m.Role == "user" && !strings.HasPrefix(strings.TrimSpace(t), "<system-reminder>") {
-				prompt = t
+				prompt, answered = t, false
+			}
+			if m.Role == "tool" {
+				answered = true
 			}
 		}
 		if strings.Contains(prompt, "FAIL") {
@@ -72,6 +77,17 @@ func uiModel(t testing.TB) string {
 		}
 		var n int
 		switch {
+		case strings.Contains(prompt, "IMAGE") && !answered:
+			b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{
+				"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_img", "type": "function",
+					"function": map[string]any{"name": "mcp__everything__get-tiny-image", "arguments": "{}"}}},
+			}}}})
+			fmt.Fprintf(w, "data: %s\n\n", b)
+			send("", "tool_calls")
+			fmt.Fprint(w, "data: [DONE]\n\n")
+			return
+		case strings.Contains(prompt, "IMAGE"):
+			send("here it is.", "")
 		case strings.Contains(prompt, "SLOW"):
 			for _, word := range strings.SplitAfter(slowText, " ") {
 				send(word, "")
@@ -114,14 +130,14 @@ var slowText = func() string {
 const xssText = "Look: <script>window.__xss = 1</script> and <img src=x onerror=\"window.__xss = 2\"> " +
 	"and [a link](javascript:window.__xss=3) and <a href=\"javascript:window.__xss=4\">raw</a> **bold**."
 
-// uiAgents writes the --config file of the browser tests: the demo agent
-// and one on uiModel.
-func uiAgents(t testing.TB, modelURI string) string {
+// uiAgents writes the --config file of the browser tests: the demo agent,
+// one on uiModel, and the extra ones.
+func uiAgents(t testing.TB, modelURI string, extra ...map[string]any) string {
 	t.Helper()
-	cfg := map[string]any{"agents": []map[string]any{
+	cfg := map[string]any{"agents": append([]map[string]any{
 		{"id": "demo", "name": "assistant", "description": "DEMO model", "model": "demo", "tools": "demo"},
 		{"id": "scripted", "name": "scripted", "description": "a scripted model over HTTP", "model": modelURI, "tools": "none"},
-	}}
+	}, extra...)}
 	path := filepath.Join(t.TempDir(), "agents.json")
 	b, _ := json.Marshal(cfg)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
@@ -254,7 +270,12 @@ func TestWebUIInBrowser(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	dir := t.TempDir()
-	s := startServe(t, bin, freeAddr(t), filepath.Join(dir, "ui.db"), "--config", uiAgents(t, uiModel(t)))
+	model := uiModel(t)
+	// An agent whose tool result carries an image: server-everything's
+	// get-tiny-image, over stdio.
+	images := map[string]any{"id": "images", "name": "images", "description": "an MCP tool that returns an image",
+		"model": model, "tools": "none", "mcp": []string{"everything=node " + everythingJS(t) + " stdio"}}
+	s := startServe(t, bin, freeAddr(t), filepath.Join(dir, "ui.db"), "--config", uiAgents(t, model, images))
 	tok := startServe(t, bin, freeAddr(t), filepath.Join(dir, "token.db"), "--token", "s3cret")
 	proxy, cut := cutProxy(t, strings.TrimPrefix(s.url, "http://"))
 	t.Logf("serve: %s", s.stderr)

@@ -60,6 +60,9 @@ type lineAnalysis struct {
 	parts  []part
 	reads  []pathRef // files whose contents are read
 	trees  []pathRef // directories read recursively
+	// deep are the trees read whole, every file below them (grep -r, rg,
+	// git grep --untracked), not only what git tracks.
+	deep   []deepRef
 	writes []pathRef // files created, changed, moved or removed
 	// hints are words that name a secret place in a way the analysis
 	// cannot resolve (cat /proc/$PPID/environ), or any way at all for a
@@ -527,8 +530,16 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 				ops = []arg{{value: ".", literal: true}}
 			}
 		}
+		n := len(a.l.trees)
 		for _, o := range ops {
 			a.paths(o, dir, dst)
+		}
+		if dst == &a.l.trees {
+			if deep, follow := readsWholeTree(name, &p); deep || follow {
+				for _, t := range a.l.trees[n:] {
+					a.l.deep = append(a.l.deep, deepRef{pathRef: t, follow: follow})
+				}
+			}
 		}
 	case opNames:
 		// Names and metadata only: nothing to resolve.
@@ -537,6 +548,35 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 		return partReadOnly, ""
 	}
 	return a.edit(name, spec, &p, dir)
+}
+
+// deepRef is a tree a command reads whole; follow is set when it follows
+// the symlinks below it too.
+type deepRef struct {
+	pathRef
+	follow bool
+}
+
+// readsWholeTree reports whether a read of directories reads every file
+// below them, hidden and untracked ones included (deep: grep -r, rg,
+// diff -r, git grep --untracked or --no-index), and whether it follows
+// the symlinks there (grep -R, rg -L). rg skips hidden files (every
+// dotenv file is one) only by default: a -g glob or a "!.env" in an
+// ignore file of the tree brings them back, so it counts as deep. git
+// grep reads only what git tracks, which gitObjects judges.
+func readsWholeTree(name string, p *parsedArgs) (deep, follow bool) {
+	switch name {
+	case "grep", "egrep", "fgrep":
+		return true, p.has("-R", "--dereference-recursive")
+	case "rg":
+		return true, p.has("-L", "--follow")
+	case "diff":
+		// diff -rN prints a file only one side has whole.
+		return p.has("-r", "--recursive"), false
+	case "git grep", "git diff":
+		return p.has("--untracked", "--no-index"), false
+	}
+	return false, false
 }
 
 // gitObjects records what a git subcommand reads beyond its operands as
@@ -572,7 +612,13 @@ func (a *analyzer) gitObjects(name string, spec *cmdSpec, p *parsedArgs, dir dir
 		}
 	}
 	if whole {
+		n := len(a.l.trees)
 		a.paths(arg{value: ".", literal: true}, top, &a.l.trees)
+		if deep, _ := readsWholeTree(name, p); deep {
+			for _, t := range a.l.trees[n:] {
+				a.l.deep = append(a.l.deep, deepRef{pathRef: t})
+			}
+		}
 	}
 	if top.known && gitShowsContents(name, p) {
 		a.trackedSecrets(top.path, p, dir, whole)
@@ -593,6 +639,10 @@ func gitShowsContents(name string, p *parsedArgs) bool {
 		return patch
 	case "git cat-file":
 		return p.has("-p") || len(p.operands) > 1 // cat-file -p X, or cat-file blob X
+	case "git grep":
+		// It prints the matching lines of tracked files (or of a tree),
+		// wherever they lie below the top: a config/.env too.
+		return true
 	}
 	return false
 }

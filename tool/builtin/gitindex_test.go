@@ -51,6 +51,10 @@ func TestGitTrackedSecrets(t *testing.T) {
 			{"git log --oneline", readOnly}, {"git show --stat HEAD", readOnly}, {"git show --stat -p HEAD", safety}, {"git show -s HEAD", readOnly},
 			{"git diff --name-only", readOnly}, {"git log -p -- a.txt", readOnly}, {"git log -p -- src/deep", readOnly},
 			{"git status", readOnly}, {"git ls-files", readOnly},
+			// git grep prints the lines of tracked files below the top
+			// (a revision's, with one), which a check of the top alone
+			// missed.
+			{"git grep KEY", safety}, {"git grep -n KEY HEAD", safety}, {"git grep KEY -- src", safety},
 		} {
 			for _, mode := range modes {
 				pc := permission.NewContext(mode)

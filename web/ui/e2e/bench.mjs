@@ -24,7 +24,7 @@ console.log(`bundle: ${raw} bytes, ${(gz / 1024).toFixed(1)} KiB gzipped`);
 
 async function idle(sid) {
   for (;;) {
-    const { status } = await api(base, "GET", `/sessions/${sid}/status`);
+    const { status } = await api(base, "GET", `/sessions/${sid}/status?agent_id=scripted`);
     if (status === "idle") return;
     await new Promise((r) => setTimeout(r, 5));
   }

@@ -90,13 +90,19 @@ try {
   assert.equal(await lastReply().locator(".tool.result", { hasText: "saved the note" }).count(), 0, "the denied tool did not run");
   await shot(page, "04-denied");
 
-  step("edit the arguments as JSON, refused until they parse");
+  step("edit the arguments as JSON, refused until they parse and fit the tool's schema");
   await send("save a note: buy tea");
   await page.getByRole("button", { name: "Edit" }).click();
   const editor = page.getByRole("textbox", { name: "Arguments of save_note" });
   await editor.fill("{not json");
   await approve.click();
   await page.locator(".card .problem", { hasText: "not JSON" }).waitFor();
+  await editor.fill('{"txt": "buy green tea"}');
+  await approve.click();
+  await page.locator(".card .problem", { hasText: "save_note's schema: arguments.text is required" }).waitFor();
+  await editor.fill('{"text": 42}');
+  await approve.click();
+  await page.locator(".card .problem", { hasText: "arguments.text must be string, not integer" }).waitFor();
   await editor.fill('{"text": "buy green tea"}');
   await approve.click();
   await finished(page, "completed");
@@ -258,6 +264,101 @@ try {
   await phone.getByRole("button", { name: "New session" }).waitFor();
   await shot(phone, "13-narrow-sessions");
   await narrow.close();
+
+  step("the session list: newest first, each status, rename, open by URL, older sessions, delete");
+  {
+    await newSession("demo");
+    const sid = sessionID();
+    const entry = (id, p = page) => p.locator(`#session-list a[data-session="${id}"]`);
+    const badge = (id, text) => entry(id).locator(".badge", { hasText: new RegExp(`^${text}$`) }).waitFor();
+    assert.equal(await page.locator("#session-list a").first().getAttribute("data-session"), sid, "the newest session first");
+    await send("save a note: listed");
+    await approve.waitFor();
+    await badge(sid, "awaiting permission");
+    await page.getByRole("button", { name: "Deny" }).click();
+    await finished(page, "completed");
+    await badge(sid, "idle");
+    await send("wait 30 seconds");
+    await lastReply().locator(".tool.result[data-state=running]").waitFor();
+    await badge(sid, "running");
+    await page.getByRole("button", { name: "Stop" }).click();
+    await finished(page, "interrupted");
+    await badge(sid, "idle");
+    await page.getByLabel("Name").fill("groceries");
+    await page.getByRole("button", { name: "Rename" }).click();
+    await entry(sid).locator(".name", { hasText: /^groceries$/ }).waitFor();
+    const stored = await api(base, "GET", "/sessions/?limit=1000&offset=0");
+    assert.equal(stored.sessions.find((s) => s.session.id === sid)?.session.config?.name, "groceries", "renamed on the server");
+    await shot(page, "11b-session-list");
+    // More sessions than a page of the list: the one above is on the
+    // second, and a new tab opens it by its URL all the same.
+    for (let i = 0; i < 50; i++) await api(base, "POST", "/sessions/", { agent_id: "demo" });
+    const byURL = await ctx.newPage();
+    watch(byURL, origin, failures);
+    await byURL.goto(`${base}/#/sessions/${sid}`);
+    await byURL.locator("article.msg.assistant").nth(1).waitFor();
+    // The name comes with the session's entry, which the tab looks up
+    // past the list's first page once the list is in.
+    await byURL.waitForFunction(() => document.getElementById("session-name").value === "groceries");
+    const older = byURL.getByRole("button", { name: "Older sessions" });
+    await older.waitFor();
+    assert.equal(await byURL.locator("#session-list a").count(), 50, "one page of the list");
+    assert.equal(await entry(sid, byURL).count(), 0, "the session is on the second page");
+    await older.click();
+    await entry(sid, byURL).waitFor();
+    assert.equal(await byURL.locator("#session-list a").count(), stored.total + 50, "every session after Older sessions");
+    await byURL.close();
+    page.once("dialog", (d) => d.accept());
+    await page.getByRole("button", { name: "Delete" }).click();
+    await page.waitForURL((u) => !/#\/sessions\//.test(u.href));
+    await entry(sid).waitFor({ state: "detached" });
+    const gone = await fetch(`${base}/sessions/${sid}/messages`, { headers: { "X-User-ID": "me" } });
+    assert.equal(gone.status, 404, "deleted on the server");
+  }
+
+  step("a tool result carrying an image shows it inline");
+  await newSession("images");
+  await send("IMAGE");
+  const approveImage = page.getByRole("button", { name: "Approve" });
+  await approveImage.or(lastReply().locator("footer", { hasText: "finished: completed" })).first().waitFor();
+  if (await approveImage.count()) await approveImage.click();
+  await finished(page, "completed");
+  const img = lastReply().locator(".tool.result img.data");
+  await img.waitFor();
+  assert.match(await img.getAttribute("src"), /^data:image\/png;base64,/);
+  assert.ok(await img.evaluate((e) => e.complete && e.naturalWidth > 0), "the image decoded");
+  await shot(page, "11c-image");
+
+  step("remember the suggested rule: the next such call does not ask");
+  await newSession("demo");
+  await send("save a note: remembered");
+  await approve.waitFor();
+  await page.getByRole("checkbox", { name: /^Remember: allow save_note/ }).check();
+  await approve.click();
+  await finished(page, "completed");
+  await lastReply().locator(".tool.result", { hasText: 'saved the note "remembered"' }).waitFor();
+  await send("save a note: unasked");
+  await finished(page, "completed");
+  await lastReply().locator(".tool.result", { hasText: 'saved the note "unasked"' }).waitFor();
+  assert.equal(await approve.count(), 0, "no card for the remembered call");
+
+  step("light and dark follow the system");
+  const scheme = async (colorScheme) => {
+    const c = await browser.newContext({ colorScheme });
+    const p = await c.newPage();
+    watch(p, origin, failures);
+    await p.goto(base + "/");
+    await messageBox(p).or(p.getByRole("button", { name: "New session" })).first().waitFor();
+    const colors = await p.evaluate(() => [getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color]);
+    if (colorScheme === "dark") await shot(p, "15-dark");
+    await c.close();
+    return colors;
+  };
+  const luminance = (rgb) => rgb.match(/\d+/g).slice(0, 3).reduce((a, v) => a + Number(v), 0);
+  const [lightBg, lightFg] = await scheme("light");
+  const [darkBg, darkFg] = await scheme("dark");
+  assert.ok(luminance(lightBg) > luminance(lightFg), `light: ${lightBg} behind ${lightFg}`);
+  assert.ok(luminance(darkBg) < luminance(darkFg), `dark: ${darkBg} behind ${darkFg}`);
 
   if (process.env.TOKEN_URL) {
     step("a server with a token: asked once, sent as Bearer");

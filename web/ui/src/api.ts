@@ -200,6 +200,8 @@ export interface SessionEntry {
 
 export const api = {
   agents: (): Promise<{ agents: Obj[] }> => call("GET", "/agent/"),
+  tools: (agentID: string): Promise<{ tools: { name: string; parameters: unknown }[] }> =>
+    call("GET", `/agent/${encodeURIComponent(agentID)}/tools`),
   sessions: (limit: number, offset: number): Promise<{ sessions: SessionEntry[]; total: number }> =>
     call("GET", `/sessions/?limit=${limit}&offset=${offset}`),
   createSession: (agentID: string): Promise<{ session_id: string }> => call("POST", "/sessions/", { agent_id: agentID }),

@@ -5,6 +5,7 @@
 import { api, APIError, setUnauthorizedHandler, setUser, Stream, user, type Frame, type SessionEntry } from "./api.ts";
 import { type Block, type Obj } from "./fold.ts";
 import { render, safeURL } from "./markdown.ts";
+import { check as checkSchema } from "./schema.ts";
 import { assemble, Folds, type Shown } from "./timeline.ts";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -212,6 +213,13 @@ function onFrames(o: Open, frames: Frame[]): void {
     if (f.event.type === "REPLY_START") {
       if (!before && !stored) newRun = true;
       o.status = "running";
+      // The list's badge too: it is refreshed only when a reply parks
+      // or ends, and would say "idle" for the whole run.
+      const e = entryOf(o.id);
+      if (e && e.status !== "running") {
+        e.status = "running";
+        renderSessions();
+      }
     }
     if (parkOrEnd.has(f.event.type)) settle = true;
   }
@@ -441,6 +449,19 @@ function drawCards(o: Open, shown: Shown[]): void {
   }
 }
 
+// toolSchemas are an agent's tools' parameter schemas by name, fetched
+// once per agent (GET /agent/{aid}/tools).
+const schemas = new Map<string, Promise<Map<string, unknown>>>();
+function toolSchemas(agentID: string): Promise<Map<string, unknown>> {
+  let p = schemas.get(agentID);
+  if (!p) {
+    p = api.tools(agentID).then((r) => new Map(r.tools.map((t) => [t.name, t.parameters])));
+    p.catch(() => schemas.delete(agentID));
+    schemas.set(agentID, p);
+  }
+  return p;
+}
+
 function confirmCard(o: Open, replyID: string, c: Block): HTMLElement {
   const rules: Obj[] = c.suggested_rules ?? [];
   const remember = h("input", { type: "checkbox", id: `remember-${c.id}` }) as HTMLInputElement;
@@ -459,6 +480,17 @@ function confirmCard(o: Open, replyID: string, c: Block): HTMLElement {
       }
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
         problem.textContent = "The arguments must be a JSON object.";
+        return;
+      }
+      let schema: unknown;
+      try {
+        schema = (await toolSchemas(o.agentID)).get(c.name);
+      } catch {
+        // Not fetched: the tool checks its input when it runs.
+      }
+      const wrong = checkSchema(schema, parsed);
+      if (wrong) {
+        problem.textContent = `The arguments do not fit ${c.name}'s schema: ${wrong}.`;
         return;
       }
       call.input = JSON.stringify(parsed);

@@ -234,17 +234,23 @@ func trickleTo(t *testing.T, addr, path string, limit time.Duration, hdr ...stri
 // once the request is in: an SSE stream, an MCP call's reply. Its
 // --idle-timeout closes a keep-alive connection left idle, and only then.
 func TestServeTimeouts(t *testing.T) {
+	// cutBound is how long past a bound the client keeps a connection
+	// going (trickling, or idle) before it takes the server for one that
+	// never cuts: a server without the bound never closes it, and a
+	// loaded machine closes it late, so the margin is wide; that the cut
+	// does not come early is checked exactly.
+	const cutBound = 30 * time.Second
 	const read, idle = time.Second, 2 * time.Second
 	base, _ := listenInProcess(t, "serve", "--addr", "127.0.0.1:0", "--db", t.TempDir()+"/s.db", "--read-timeout", read.String(), "--idle-timeout", idle.String())
 	addr := strings.TrimPrefix(base, "http://")
 
-	took, answer := trickleTo(t, addr, "/sessions/", read+4*time.Second, "X-User-ID", "me", "Content-Type", "application/json")
-	if !strings.HasPrefix(answer, "HTTP/1.1 408 ") || !strings.Contains(answer, `{"detail":`) || took < read || took > read+3*time.Second {
-		t.Errorf("API: cut after %v with %q, want 408 {\"detail\"} after about %v", took, answer, read)
+	took, answer := trickleTo(t, addr, "/sessions/", read+cutBound, "X-User-ID", "me", "Content-Type", "application/json")
+	if !strings.HasPrefix(answer, "HTTP/1.1 408 ") || !strings.Contains(answer, `{"detail":`) || took < read {
+		t.Errorf("API: cut after %v with %q, want 408 {\"detail\"} after %v", took, answer, read)
 	}
-	took, answer = trickleTo(t, addr, "/mcp", read+4*time.Second, "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
-	if took < read || took > read+3*time.Second {
-		t.Errorf("/mcp: cut after %v (%q), want about %v", took, answer, read)
+	took, answer = trickleTo(t, addr, "/mcp", read+cutBound, "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+	if took < read {
+		t.Errorf("/mcp: cut after %v (%q), want after %v", took, answer, read)
 	}
 
 	// Headers trickled are cut too.
@@ -265,8 +271,8 @@ func TestServeTimeouts(t *testing.T) {
 			time.Sleep(time.Second)
 		}
 	}()
-	hconn.SetReadDeadline(hstart.Add(read + 4*time.Second))
-	if _, err := io.ReadAll(hconn); isTimeoutErr(err) || time.Since(hstart) > read+3*time.Second {
+	hconn.SetReadDeadline(hstart.Add(read + cutBound))
+	if _, err := io.ReadAll(hconn); isTimeoutErr(err) {
 		t.Errorf("headers trickled: still open after %v (%v)", time.Since(hstart), err)
 	}
 	hconn.Close()
@@ -342,7 +348,7 @@ func TestServeTimeouts(t *testing.T) {
 	if _, err := br.ReadByte(); !isTimeoutErr(err) {
 		t.Fatalf("the idle connection was closed before --idle-timeout: %v after %v", err, time.Since(idleFrom))
 	}
-	conn.SetReadDeadline(idleFrom.Add(idle + 3*time.Second))
+	conn.SetReadDeadline(idleFrom.Add(idle + cutBound))
 	if _, err := br.ReadByte(); err != io.EOF {
 		t.Fatalf("the idle connection is still open after --idle-timeout: %v after %v", err, time.Since(idleFrom))
 	}

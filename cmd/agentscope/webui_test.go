@@ -241,15 +241,14 @@ func cutProxy(t testing.TB, target string) (addr, cut string) {
 // CI): $AGENTSCOPE_ARTIFACTS/webui, or web/ui/e2e/artifacts.
 func artifacts(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("AGENTSCOPE_ARTIFACTS")
-	if dir == "" {
+	dir := filepath.Join(os.Getenv("AGENTSCOPE_ARTIFACTS"), "webui")
+	if os.Getenv("AGENTSCOPE_ARTIFACTS") == "" {
 		root, err := checkout.Here()
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir = filepath.Join(root, "web", "ui", "e2e")
+		dir = filepath.Join(root, "web", "ui", "e2e", "artifacts")
 	}
-	dir = filepath.Join(dir, "artifacts")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

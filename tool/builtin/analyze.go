@@ -362,12 +362,18 @@ func (a *analyzer) call(st *syntax.Stmt, c *syntax.CallExpr, dir *dirState, redi
 		return
 	}
 	args := make([]arg, len(c.Args))
+	var braced uint64
 	for i, w := range c.Args {
 		args[i] = wordArg(w)
 		if unquotedBrace(w) && braceExpansion(a.s.text(w)) {
 			// {"-o",x} is two words to bash however its parts are quoted.
 			args[i] = arg{}
+			braced += braceWords(w, maxBraceWords)
 		}
+	}
+	if braced > maxBraceWords {
+		p.name, p.kind, p.why = a.s.text(c.Args[0]), partOther, "its brace expansions make more than 10,000 words"
+		return
 	}
 	p.words, p.assigned = args, len(c.Assigns) > 0
 	p.bare = p.text

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentscope-go/agentscope/block"
@@ -254,6 +255,17 @@ var permissionTable = map[string][]tableRow{
 		{"cat nothing*", readOnly}, {"cat /*/*/*/*/*/*", safety}, {"cat ~/*/*/*/*", readOnly}, {"cat ~/.ss*/*", safety}, {"cat ~/.ssh/*", safety},
 		{"grep x /*/*/*/*/*/*", safety}, {"cat .*", asks}, {"cat sub/.*", asks}, {"ls /*/*/*/*/*/*", readOnly},
 		{"rm /*/*/*/*/*/*", safety}, {"touch /*/*/*/*/*/x", safety},
+	},
+	// bash builds every word of a brace expansion before the command
+	// runs: a few bytes of command can take the machine's memory.
+	"brace expansions: bounded words": {
+		{"echo {1..100}", readOnly}, {"echo x{a,sub}.txt", readOnly}, {"echo {a..z}{0..9}", readOnly},
+		{"echo {1..10000}", readOnly}, {"echo {1..10001}", asks}, {"echo {1..1000000000}", asks},
+		{"printf '%s' {1..99999999}", asks}, {"echo {1..99999999999999999999}", readOnly},
+		{"echo {-9223372036854775808..9223372036854775807}", asks}, {"echo {1..1000000000..100000}", readOnly},
+		{"echo " + strings.Repeat("{a,b}", 40), asks}, {"echo " + strings.Repeat("{a,b}", 13), readOnly},
+		{"echo " + strings.Repeat("{a,b}", 14), asks}, {"echo {1..5000} {1..5001}", asks},
+		{"echo {{1..200},{1..200}}{1..30}", asks}, {"echo '{1..1000000000}'", readOnly}, {"echo {1..x}", readOnly},
 	},
 	// The bypasses a review found, each now asked for.
 	"reviewed bypasses": {

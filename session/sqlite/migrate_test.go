@@ -49,7 +49,7 @@ func TestOpenTwice(t *testing.T) {
 		t.Fatalf("second open: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); !slices.Equal(v, []int{1, 2, 3, 4, 5, 6, 7}) {
+	if v := versions(t, s); !slices.Equal(v, []int{1, 2, 3, 4, 5, 6, 7, 8}) {
 		t.Errorf("schema_migrations after two opens: %v", v)
 	}
 	if _, err := s.GetSession(t.Context(), session.Key{UserID: "u", SessionID: rec.ID}); err != nil {
@@ -101,7 +101,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 7 {
+	if v := versions(t, s); len(v) != 8 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusIdle {
@@ -377,7 +377,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 7 {
+	if v := versions(t, s); len(v) != 8 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusRunning {
@@ -452,4 +452,62 @@ func TestMigrateSessionCounts(t *testing.T) {
 	defer s.Close()
 	sessiontest.MigratedCounts(t, s, func(id string) { oldSession(t, s, id) },
 		func(id string) { exec(t, s, `DELETE FROM sessions WHERE id = '`+id+`'`) })
+}
+
+// Version 8 replaces the two lease indexes by sessions_held: a session
+// leased at version 7 is found by its owner after the migration, the
+// lookup reads the new index (not the whole table), and the old indexes
+// are gone.
+func TestMigrateHeldIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v7.db")
+	old, err := open(t.Context(), Config{Path: path}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, n := oldSession(t, old, "s1")
+	oldSession(t, old, "s2")
+	exec(t, old, `UPDATE sessions SET lease_owner = 'o', lease_expires = ?, lease_epoch = 1 WHERE n = ?`, time.Now().Add(time.Minute).UnixMicro(), n)
+	old.Close()
+
+	s, err := Open(t.Context(), Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if keys, err := s.HeldBy(t.Context(), "o", 10); err != nil || !slices.Equal(keys, []session.Key{k}) {
+		t.Errorf("HeldBy after migration: %v, %v", keys, err)
+	}
+	rows, err := s.r.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+d.Q.HeldBy, "o", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	rows.Close()
+	if !slices.Contains(plan, "SEARCH sessions USING INDEX sessions_held (lease_owner=?)") {
+		t.Errorf("HeldBy's plan: %q", plan)
+	}
+	var names []string
+	rows, err = s.r.QueryContext(t.Context(), `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions' AND name LIKE 'sessions_%' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	rows.Close()
+	if want := []string{"sessions_by_owner", "sessions_by_user", "sessions_held"}; !slices.Equal(names, want) {
+		t.Errorf("the sessions' indexes: %v, want %v", names, want)
+	}
 }

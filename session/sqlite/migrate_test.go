@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -62,8 +63,10 @@ func TestOpenTwice(t *testing.T) {
 func oldSession(t *testing.T, s *Store, id string) (session.Key, int64) {
 	t.Helper()
 	var n int64
-	err := s.w.QueryRowContext(t.Context(), `INSERT INTO sessions (id, user_id, agent_id, name, config, created_at, updated_at)
+	err := s.write(t.Context(), func(tx *wtx) error {
+		return tx.QueryRowContext(t.Context(), `INSERT INTO sessions (id, user_id, agent_id, name, config, created_at, updated_at)
 		VALUES (?, 'u', 'a', '', '{}', 1, 1) RETURNING n`, id).Scan(&n)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +75,11 @@ func oldSession(t *testing.T, s *Store, id string) (session.Key, int64) {
 
 func exec(t *testing.T, s *Store, q string, args ...any) {
 	t.Helper()
-	if _, err := s.w.ExecContext(t.Context(), q, args...); err != nil {
+	err := s.write(t.Context(), func(tx *wtx) error {
+		_, err := tx.ExecContext(t.Context(), q, args...)
+		return err
+	})
+	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 }
@@ -193,9 +200,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.w.ExecContext(t.Context(), `INSERT INTO schema_migrations VALUES (99, '0099_future.sql', 0)`); err != nil {
-		t.Fatal(err)
-	}
+	exec(t, s, `INSERT INTO schema_migrations VALUES (99, '0099_future.sql', 0)`)
 	s.Close()
 	if s, err := Open(t.Context(), Config{Path: path}); err == nil {
 		s.Close()
@@ -220,10 +225,17 @@ func TestPragmas(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, db := range []*sql.DB{s.w, s.r} {
+	// The writer's connection is the store's (held from Open): read it
+	// in a write transaction.
+	writer := func(ctx context.Context, q string, args ...any) *sql.Row {
+		var row *sql.Row
+		s.write(ctx, func(tx *wtx) error { row = tx.QueryRowContext(ctx, q, args...); return nil })
+		return row
+	}
+	for _, query := range []func(ctx context.Context, q string, args ...any) *sql.Row{writer, s.r.QueryRowContext} {
 		var mode string
 		var fk, sync, busy int
-		if err := db.QueryRowContext(t.Context(), `SELECT * FROM pragma_journal_mode, pragma_foreign_keys, pragma_synchronous, pragma_busy_timeout`).Scan(&mode, &fk, &sync, &busy); err != nil {
+		if err := query(t.Context(), `SELECT * FROM pragma_journal_mode, pragma_foreign_keys, pragma_synchronous, pragma_busy_timeout`).Scan(&mode, &fk, &sync, &busy); err != nil {
 			t.Fatal(err)
 		}
 		if mode != "wal" || fk != 1 || sync != 1 || busy != 5000 {

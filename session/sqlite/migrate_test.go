@@ -523,3 +523,44 @@ func TestMigrateHeldIndex(t *testing.T) {
 		t.Errorf("the sessions' indexes: %v, want %v", names, want)
 	}
 }
+
+// Version 8 also gives the inputs ids without AUTOINCREMENT (no
+// sqlite_sequence row written by each): an input pending at version 7 is
+// still the session's leftover after the migration, and a new input's id
+// comes after it.
+func TestMigrateInputIDs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v7.db")
+	old, err := open(t.Context(), Config{Path: path}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := oldSession(t, old, "s1")
+	r, err := old.BeginRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Minute, Input: json.RawMessage(`{"i":1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	s, err := Open(t.Context(), Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var seqRows int
+	if err := s.r.QueryRowContext(t.Context(), `SELECT count(*) FROM sqlite_sequence WHERE name = 'inputs'`).Scan(&seqRows); err != nil || seqRows != 0 {
+		t.Errorf("sqlite_sequence rows of inputs: %d, %v", seqRows, err)
+	}
+	// The same owner's next run (as after its restart) takes the pending
+	// input as a leftover.
+	r2, err := s.BeginRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Minute})
+	if err != nil || len(r2.Leftovers) != 1 || r2.Leftovers[0].ID != r.Input.ID || string(r2.Leftovers[0].JSON) != `{"i":1}` {
+		t.Fatalf("leftovers after migration: %+v, %v", r2.Leftovers, err)
+	}
+	if _, err := s.FinishRun(t.Context(), k, r2.Lease, session.RunEnd{Done: []int64{r.Input.ID}, Status: session.StatusIdle}); err != nil {
+		t.Fatal(err)
+	}
+	r3, err := s.BeginRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Minute, Input: json.RawMessage(`{"i":2}`)})
+	if err != nil || r3.Input.ID <= r.Input.ID || len(r3.Leftovers) != 0 {
+		t.Errorf("a new input after migration: %+v, leftovers %+v, %v", r3.Input, r3.Leftovers, err)
+	}
+}

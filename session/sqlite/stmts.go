@@ -204,7 +204,7 @@ func (t *wtx) commit(ctx context.Context) error {
 	}
 	t.done = true
 	defer func() { <-t.s.wsem }()
-	if _, err := t.s.wtxs.commit.ExecContext(ctx); err != nil {
+	if _, err := t.s.wtxs.commit.ExecContext(stmtCtx(ctx)); err != nil {
 		_, _ = t.s.wtxs.rollback.ExecContext(context.Background())
 		return err
 	}
@@ -223,7 +223,24 @@ func (t *wtx) rollback() error {
 	return err
 }
 
+// The statements inside a transaction run with their context's values
+// but not its cancellation (stmtCtx): the driver watches a cancellable
+// context from a goroutine of its own for every statement, a goroutine
+// started and woken per statement of each run's start. What can wait on
+// a lock there is BEGIN IMMEDIATE (under busy_timeout, for another
+// process's writer), which keeps its context; once it holds the write
+// lock a statement waits for nothing, and a context done meanwhile is
+// seen before the next statement runs (database/sql returns its error
+// without running it), which rolls the transaction back.
+func stmtCtx(ctx context.Context) context.Context {
+	if ctx.Err() != nil {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
+}
+
 func (t *wtx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	ctx = stmtCtx(ctx)
 	if st := t.stmts[q]; st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
@@ -231,6 +248,7 @@ func (t *wtx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.R
 }
 
 func (t *wtx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	ctx = stmtCtx(ctx)
 	if st := t.stmts[q]; st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -238,6 +256,7 @@ func (t *wtx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Row
 }
 
 func (t *wtx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	ctx = stmtCtx(ctx)
 	if st := t.stmts[q]; st != nil {
 		return st.ExecContext(ctx, args...)
 	}

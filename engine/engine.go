@@ -140,8 +140,6 @@ type Engine struct {
 	bgWG    sync.WaitGroup
 	bgStop  chan struct{}
 	stopped chan struct{} // closed once Shutdown finished
-	// idle hands a run to a goroutine that ran one and waits (goRun).
-	idle chan func()
 
 	// draining (under mu) says Drain was called: no new runs. notifier
 	// is the store's, when it has one (replicas.go).
@@ -159,7 +157,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("%w: at least one agent is required", ErrConfig)
 	}
 	e := &Engine{cfg: cfg, store: cfg.Store, agents: map[string]*Agent{}, runs: map[session.Key]*run{},
-		bgStop: make(chan struct{}), stopped: make(chan struct{}), idle: make(chan func())}
+		bgStop: make(chan struct{}), stopped: make(chan struct{})}
 	for i := range cfg.Agents {
 		a := &cfg.Agents[i]
 		switch {

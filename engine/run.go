@@ -183,7 +183,7 @@ func (e *Engine) startRun(key session.Key, spec *Agent, in Input, agentID string
 	}
 	r.rest = statusOf(r.st, r.spec.Name)
 	go r.renew()
-	e.goRun(r.exec)
+	go r.exec()
 	if err := <-r.started; err != nil {
 		return nil, err
 	}

@@ -129,6 +129,7 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 	}
 	r, err := sql.Open("sqlite", dsn("_pragma", "query_only(1)"))
 	if err != nil {
+		s.wc.Close() // back to w, which then closes it
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
 	}
@@ -137,6 +138,7 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 	s.r = r
 	ck, err := sql.Open("sqlite", dsn())
 	if err != nil {
+		s.wc.Close()
 		w.Close()
 		r.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)

@@ -44,7 +44,12 @@ func TestOpenTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Close()
+	if err := s.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("a second close: %v", err)
+	}
 	s, err = Open(t.Context(), Config{Path: path})
 	if err != nil {
 		t.Fatalf("second open: %v", err)

@@ -205,7 +205,11 @@ func migrateTo(ctx context.Context, db *sql.DB, version int) error {
 func (s *Store) Close() error {
 	s.closed.Do(func() { close(s.ckStop) })
 	<-s.ckDone
-	return errors.Join(s.ck.Close(), s.r.Close(), s.wc.Close(), s.w.Close())
+	wcErr := s.wc.Close()
+	if errors.Is(wcErr, sql.ErrConnDone) {
+		wcErr = nil // a second Close: given back already
+	}
+	return errors.Join(s.ck.Close(), s.r.Close(), wcErr, s.w.Close())
 }
 
 // checkpointEvery and checkpointCommits say when the WAL is copied into

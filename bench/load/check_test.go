@@ -62,3 +62,13 @@ func TestADKCheck(t *testing.T) {
 		t.Fatal("an error event passed")
 	}
 }
+
+// Figures are grouped by thousands, a negative one too (a resident memory
+// that shrank printed as "-,508").
+func TestThousands(t *testing.T) {
+	for f, want := range map[float64]string{0: "0", 999: "999", 1508: "1,508", -1508: "-1,508", -508: "-508", 1234567: "1,234,567"} {
+		if got := thousands(f); got != want {
+			t.Errorf("thousands(%v) = %q, want %q", f, got, want)
+		}
+	}
+}

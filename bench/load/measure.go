@@ -234,6 +234,12 @@ func spread(fs []float64) string {
 func thousands(f float64) string {
 	s := fmt.Sprintf("%.0f", f)
 	var b strings.Builder
+	if rest, neg := strings.CutPrefix(s, "-"); neg {
+		// A negative figure (the resident memory can shrink while the
+		// parked sessions are made): the sign is no digit to group.
+		b.WriteByte('-')
+		s = rest
+	}
 	for i, c := range s {
 		if i > 0 && (len(s)-i)%3 == 0 {
 			b.WriteByte(',')

@@ -50,7 +50,7 @@ func TestOpenConcurrently(t *testing.T) {
 		}
 		defer stores[i].Close()
 	}
-	if v := versions(t, stores[0]); !slices.Equal(v, []int{1, 2, 3, 4, 5, 6, 7}) {
+	if v := versions(t, stores[0]); !slices.Equal(v, []int{1, 2, 3, 4, 5, 6, 7, 8}) {
 		t.Errorf("schema_migrations: %v", v)
 	}
 	again, err := Open(t.Context(), Config{URL: url})
@@ -58,7 +58,7 @@ func TestOpenConcurrently(t *testing.T) {
 		t.Fatalf("open again: %v", err)
 	}
 	defer again.Close()
-	if v := versions(t, again); len(v) != 7 {
+	if v := versions(t, again); len(v) != 8 {
 		t.Errorf("schema_migrations after another open: %v", v)
 	}
 }
@@ -108,7 +108,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 7 {
+	if v := versions(t, s); len(v) != 8 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusIdle {
@@ -356,7 +356,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 7 {
+	if v := versions(t, s); len(v) != 8 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusRunning {
@@ -431,4 +431,46 @@ func TestMigrateSessionCounts(t *testing.T) {
 	defer s.Close()
 	sessiontest.MigratedCounts(t, s, func(id string) { oldSession(t, s, id) },
 		func(id string) { exec(t, s, `DELETE FROM sessions WHERE id = '`+id+`'`) })
+}
+
+// Version 8 replaces the two lease indexes by sessions_held: a session
+// leased at version 7 is found by its owner after the migration, and the
+// sessions' indexes are the new set.
+func TestMigrateHeldIndex(t *testing.T) {
+	t.Parallel()
+	url := postgrestest.Schema(t)
+	old, err := open(t.Context(), Config{URL: url}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, n := oldSession(t, old, "s1")
+	oldSession(t, old, "s2")
+	exec(t, old, `UPDATE sessions SET lease_owner = 'o', lease_expires = now() + interval '1 minute', lease_epoch = 1 WHERE n = $1`, n)
+	old.Close()
+
+	s, err := Open(t.Context(), Config{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if keys, err := s.HeldBy(t.Context(), "o", 10); err != nil || !slices.Equal(keys, []session.Key{k}) {
+		t.Errorf("HeldBy after migration: %v, %v", keys, err)
+	}
+	rows, err := s.pool.Query(t.Context(), `SELECT indexname FROM pg_indexes
+		WHERE schemaname = current_schema() AND tablename = 'sessions' AND indexname LIKE 'sessions_%' ORDER BY indexname`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	rows.Close()
+	if want := []string{"sessions_by_owner", "sessions_by_user", "sessions_held", "sessions_id_key", "sessions_pkey"}; !slices.Equal(names, want) {
+		t.Errorf("the sessions' indexes: %v, want %v", names, want)
+	}
 }

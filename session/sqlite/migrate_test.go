@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -43,13 +44,18 @@ func TestOpenTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Close()
+	if err := s.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("a second close: %v", err)
+	}
 	s, err = Open(t.Context(), Config{Path: path})
 	if err != nil {
 		t.Fatalf("second open: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); !slices.Equal(v, []int{1, 2, 3, 4, 5, 6, 7}) {
+	if v := versions(t, s); !slices.Equal(v, []int{1, 2, 3, 4, 5, 6, 7, 8}) {
 		t.Errorf("schema_migrations after two opens: %v", v)
 	}
 	if _, err := s.GetSession(t.Context(), session.Key{UserID: "u", SessionID: rec.ID}); err != nil {
@@ -62,8 +68,10 @@ func TestOpenTwice(t *testing.T) {
 func oldSession(t *testing.T, s *Store, id string) (session.Key, int64) {
 	t.Helper()
 	var n int64
-	err := s.w.QueryRowContext(t.Context(), `INSERT INTO sessions (id, user_id, agent_id, name, config, created_at, updated_at)
+	err := s.write(t.Context(), func(tx *wtx) error {
+		return tx.QueryRowContext(t.Context(), `INSERT INTO sessions (id, user_id, agent_id, name, config, created_at, updated_at)
 		VALUES (?, 'u', 'a', '', '{}', 1, 1) RETURNING n`, id).Scan(&n)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +80,11 @@ func oldSession(t *testing.T, s *Store, id string) (session.Key, int64) {
 
 func exec(t *testing.T, s *Store, q string, args ...any) {
 	t.Helper()
-	if _, err := s.w.ExecContext(t.Context(), q, args...); err != nil {
+	err := s.write(t.Context(), func(tx *wtx) error {
+		_, err := tx.ExecContext(t.Context(), q, args...)
+		return err
+	})
+	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 }
@@ -101,7 +113,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 7 {
+	if v := versions(t, s); len(v) != 8 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusIdle {
@@ -193,9 +205,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.w.ExecContext(t.Context(), `INSERT INTO schema_migrations VALUES (99, '0099_future.sql', 0)`); err != nil {
-		t.Fatal(err)
-	}
+	exec(t, s, `INSERT INTO schema_migrations VALUES (99, '0099_future.sql', 0)`)
 	s.Close()
 	if s, err := Open(t.Context(), Config{Path: path}); err == nil {
 		s.Close()
@@ -220,10 +230,17 @@ func TestPragmas(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, db := range []*sql.DB{s.w, s.r} {
+	// The writer's connection is the store's (held from Open): read it
+	// in a write transaction.
+	writer := func(ctx context.Context, q string, args ...any) *sql.Row {
+		var row *sql.Row
+		s.write(ctx, func(tx *wtx) error { row = tx.QueryRowContext(ctx, q, args...); return nil })
+		return row
+	}
+	for _, query := range []func(ctx context.Context, q string, args ...any) *sql.Row{writer, s.r.QueryRowContext} {
 		var mode string
 		var fk, sync, busy int
-		if err := db.QueryRowContext(t.Context(), `SELECT * FROM pragma_journal_mode, pragma_foreign_keys, pragma_synchronous, pragma_busy_timeout`).Scan(&mode, &fk, &sync, &busy); err != nil {
+		if err := query(t.Context(), `SELECT * FROM pragma_journal_mode, pragma_foreign_keys, pragma_synchronous, pragma_busy_timeout`).Scan(&mode, &fk, &sync, &busy); err != nil {
 			t.Fatal(err)
 		}
 		if mode != "wal" || fk != 1 || sync != 1 || busy != 5000 {
@@ -377,7 +394,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatalf("open at latest: %v", err)
 	}
 	defer s.Close()
-	if v := versions(t, s); len(v) != 7 {
+	if v := versions(t, s); len(v) != 8 {
 		t.Errorf("versions after migration: %v", v)
 	}
 	if rec, err := s.GetSession(t.Context(), k); err != nil || rec.Status != session.StatusRunning {
@@ -452,4 +469,103 @@ func TestMigrateSessionCounts(t *testing.T) {
 	defer s.Close()
 	sessiontest.MigratedCounts(t, s, func(id string) { oldSession(t, s, id) },
 		func(id string) { exec(t, s, `DELETE FROM sessions WHERE id = '`+id+`'`) })
+}
+
+// Version 8 replaces the two lease indexes by sessions_held: a session
+// leased at version 7 is found by its owner after the migration, the
+// lookup reads the new index (not the whole table), and the old indexes
+// are gone.
+func TestMigrateHeldIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v7.db")
+	old, err := open(t.Context(), Config{Path: path}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, n := oldSession(t, old, "s1")
+	oldSession(t, old, "s2")
+	exec(t, old, `UPDATE sessions SET lease_owner = 'o', lease_expires = ?, lease_epoch = 1 WHERE n = ?`, time.Now().Add(time.Minute).UnixMicro(), n)
+	old.Close()
+
+	s, err := Open(t.Context(), Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if keys, err := s.HeldBy(t.Context(), "o", 10); err != nil || !slices.Equal(keys, []session.Key{k}) {
+		t.Errorf("HeldBy after migration: %v, %v", keys, err)
+	}
+	rows, err := s.r.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+d.Q.HeldBy, "o", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	rows.Close()
+	if !slices.Contains(plan, "SEARCH sessions USING INDEX sessions_held (lease_owner=?)") {
+		t.Errorf("HeldBy's plan: %q", plan)
+	}
+	var names []string
+	rows, err = s.r.QueryContext(t.Context(), `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions' AND name LIKE 'sessions_%' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	rows.Close()
+	if want := []string{"sessions_by_owner", "sessions_by_user", "sessions_held"}; !slices.Equal(names, want) {
+		t.Errorf("the sessions' indexes: %v, want %v", names, want)
+	}
+}
+
+// Version 8 also gives the inputs ids without AUTOINCREMENT (no
+// sqlite_sequence row written by each): an input pending at version 7 is
+// still the session's leftover after the migration, and a new input's id
+// comes after it.
+func TestMigrateInputIDs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v7.db")
+	old, err := open(t.Context(), Config{Path: path}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := oldSession(t, old, "s1")
+	r, err := old.BeginRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Minute, Input: json.RawMessage(`{"i":1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	s, err := Open(t.Context(), Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var seqRows int
+	if err := s.r.QueryRowContext(t.Context(), `SELECT count(*) FROM sqlite_sequence WHERE name = 'inputs'`).Scan(&seqRows); err != nil || seqRows != 0 {
+		t.Errorf("sqlite_sequence rows of inputs: %d, %v", seqRows, err)
+	}
+	// The same owner's next run (as after its restart) takes the pending
+	// input as a leftover.
+	r2, err := s.BeginRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Minute})
+	if err != nil || len(r2.Leftovers) != 1 || r2.Leftovers[0].ID != r.Input.ID || string(r2.Leftovers[0].JSON) != `{"i":1}` {
+		t.Fatalf("leftovers after migration: %+v, %v", r2.Leftovers, err)
+	}
+	if _, err := s.FinishRun(t.Context(), k, r2.Lease, session.RunEnd{Done: []int64{r.Input.ID}, Status: session.StatusIdle}); err != nil {
+		t.Fatal(err)
+	}
+	r3, err := s.BeginRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Minute, Input: json.RawMessage(`{"i":2}`)})
+	if err != nil || r3.Input.ID <= r.Input.ID || len(r3.Leftovers) != 0 {
+		t.Errorf("a new input after migration: %+v, leftovers %+v, %v", r3.Input, r3.Leftovers, err)
+	}
 }

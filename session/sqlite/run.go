@@ -48,16 +48,13 @@ func (s *Store) OpenRun(ctx context.Context, k session.Key, b session.RunBegin) 
 	if err := check.RunBegin(b); err != nil {
 		return session.Run{}, nil, err
 	}
-	// Prepared before the transaction takes the one writer connection.
-	stmts := s.wstmts.get(ctx)
-	sqlTx, err := s.w.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return session.Run{}, nil, fail(ctx, err)
 	}
-	tx := &wtx{tx: sqlTx, stmts: stmts}
 	run, n, err := s.beginTx(ctx, tx, k, b)
 	if err != nil {
-		sqlTx.Rollback()
+		tx.rollback()
 		return session.Run{}, nil, fail(ctx, err)
 	}
 	return run, &opening{s: s, tx: tx, n: n}, nil
@@ -125,10 +122,10 @@ func (o *opening) Commit(ctx context.Context, a session.RunAppend) (int64, error
 		first, err = partsTx(ctx, o.tx, o.n, a.Messages, a.Events)
 	}
 	if err != nil {
-		o.tx.tx.Rollback()
+		o.tx.rollback()
 		return 0, fail(ctx, err)
 	}
-	if err := o.tx.tx.Commit(); err != nil {
+	if err := o.tx.commit(ctx); err != nil {
 		return 0, fail(ctx, err)
 	}
 	o.s.committed()
@@ -140,7 +137,7 @@ func (o *opening) Rollback() error {
 		return nil
 	}
 	o.done = true
-	return o.tx.tx.Rollback()
+	return o.tx.rollback()
 }
 
 // claimLeftovers claims the session's pending inputs again, oldest first.
@@ -227,7 +224,7 @@ func (s *Store) AskStop(ctx context.Context, k session.Key, l session.Lease) err
 		return err
 	}
 	return s.write(ctx, func(tx *wtx) error {
-		res, err := tx.tx.ExecContext(ctx, d.Q.AskStop, k.SessionID, k.UserID, l.Owner, l.Epoch)
+		res, err := tx.ExecContext(ctx, d.Q.AskStop, k.SessionID, k.UserID, l.Owner, l.Epoch)
 		if err != nil {
 			return err
 		}

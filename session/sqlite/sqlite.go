@@ -43,10 +43,20 @@ type Config struct {
 
 // Store is the SQLite session.Store. It is safe for concurrent use.
 type Store struct {
-	w   *sql.DB // one connection: SQLite has one writer at a time
-	r   *sql.DB // readers, query_only
-	now func() time.Time
-	ids stamp.Source
+	w *sql.DB // one connection: SQLite has one writer at a time
+	// wc is that connection, taken from w at Open and held until Close:
+	// the write transactions run on it with BEGIN IMMEDIATE, COMMIT and
+	// ROLLBACK prepared once (wtxStmts), where database/sql's BeginTx
+	// and Commit had the driver compile them again at every transaction,
+	// and watched each transaction's context from a goroutine of its
+	// own. wsem is its one slot: a writer waits there, as long as its
+	// context lets it, as it waited for the pool's one connection.
+	wc   *sql.Conn
+	wsem chan struct{}
+	wtxs wtxStmts
+	r    *sql.DB // readers, query_only
+	now  func() time.Time
+	ids  stamp.Source
 	// wstmts and rstmts are the hot statements: the writer's prepared
 	// before its first write, the readers' at Open (read-only after).
 	wstmts lazyStmts
@@ -113,8 +123,13 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: migrate %s: %w", cfg.Path, err)
 	}
+	if err := s.holdWriter(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
+	}
 	r, err := sql.Open("sqlite", dsn("_pragma", "query_only(1)"))
 	if err != nil {
+		s.wc.Close() // back to w, which then closes it
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
 	}
@@ -123,6 +138,7 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 	s.r = r
 	ck, err := sql.Open("sqlite", dsn())
 	if err != nil {
+		s.wc.Close()
 		w.Close()
 		r.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
@@ -136,7 +152,7 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
 	}
-	s.wstmts.db = w
+	s.wstmts.c = s.wc
 	if version == math.MaxInt {
 		s.wstmts.qs = writerStmts()
 	}
@@ -189,7 +205,11 @@ func migrateTo(ctx context.Context, db *sql.DB, version int) error {
 func (s *Store) Close() error {
 	s.closed.Do(func() { close(s.ckStop) })
 	<-s.ckDone
-	return errors.Join(s.ck.Close(), s.r.Close(), s.w.Close())
+	wcErr := s.wc.Close()
+	if errors.Is(wcErr, sql.ErrConnDone) {
+		wcErr = nil // a second Close: given back already
+	}
+	return errors.Join(s.ck.Close(), s.r.Close(), wcErr, s.w.Close())
 }
 
 // checkpointEvery and checkpointCommits say when the WAL is copied into
@@ -239,12 +259,19 @@ func inTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 
 // write runs fn in a transaction on the writer connection.
 func (s *Store) write(ctx context.Context, fn func(*wtx) error) error {
-	stmts := s.wstmts.get(ctx)
-	err := inTx(ctx, s.w, func(tx *sql.Tx) error { return fn(&wtx{tx: tx, stmts: stmts}) })
-	if err == nil {
-		s.committed()
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return fail(ctx, err)
 	}
-	return fail(ctx, err)
+	if err := fn(tx); err != nil {
+		tx.rollback()
+		return fail(ctx, err)
+	}
+	if err := tx.commit(ctx); err != nil {
+		return fail(ctx, err)
+	}
+	s.committed()
+	return nil
 }
 
 // committed counts a commit, for the checkpoints.

@@ -93,8 +93,8 @@ func (s *Store) prepare(ctx context.Context) error {
 // failure leaves them unprepared (the transaction compiles its
 // statements, as an older schema's does) and the next write tries again.
 type lazyStmts struct {
-	db    *sql.DB
-	qs    []string // nil: never prepared (a store held at an older schema)
+	c     *sql.Conn // the writer connection
+	qs    []string  // nil: never prepared (a store held at an older schema)
 	mu    sync.Mutex
 	ready atomic.Pointer[map[string]*sql.Stmt]
 }
@@ -113,7 +113,7 @@ func (l *lazyStmts) get(ctx context.Context) map[string]*sql.Stmt {
 	}
 	m := make(map[string]*sql.Stmt, len(l.qs))
 	for _, q := range l.qs {
-		st, err := l.db.PrepareContext(ctx, q)
+		st, err := l.c.PrepareContext(ctx, q)
 		if err != nil {
 			for _, st := range m {
 				st.Close()
@@ -134,33 +134,133 @@ func writerStmts() []string {
 	return w
 }
 
-// wtx is a write transaction that runs the prepared statements where it
-// has them (a statement prepared on the one writer connection is reused
-// by every transaction on it).
+// wtxStmts are a write transaction's own statements, prepared on the
+// writer connection when the store takes it (holdWriter). BEGIN
+// IMMEDIATE takes the write lock at once, as _txlock=immediate made
+// BeginTx do: a transaction never fails midway upgrading a read.
+type wtxStmts struct {
+	begin, commit, rollback *sql.Stmt
+}
+
+// holdWriter takes the writer connection out of w's pool for the store's
+// life and prepares the transactions' statements on it.
+func (s *Store) holdWriter(ctx context.Context) error {
+	c, err := s.w.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	var sts [3]*sql.Stmt
+	for i, q := range []string{`BEGIN IMMEDIATE`, `COMMIT`, `ROLLBACK`} {
+		if sts[i], err = c.PrepareContext(ctx, q); err != nil {
+			c.Close()
+			return fmt.Errorf("prepare %q: %w", q, err)
+		}
+	}
+	s.wc, s.wsem = c, make(chan struct{}, 1)
+	s.wtxs = wtxStmts{begin: sts[0], commit: sts[1], rollback: sts[2]}
+	return nil
+}
+
+// wtx is a write transaction on the writer connection, which it holds
+// until commit or rollback. It runs the prepared statements where it has
+// them (a statement prepared on the one writer connection is reused by
+// every transaction on it).
 type wtx struct {
-	tx    *sql.Tx
+	s     *Store
 	stmts map[string]*sql.Stmt
+	done  bool
+}
+
+// begin waits for the writer connection (as long as ctx lets it) and
+// starts a transaction on it.
+func (s *Store) begin(ctx context.Context) (*wtx, error) {
+	select {
+	case s.wsem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if err := ctx.Err(); err != nil {
+		// Both were ready and the slot won: a done context still begins
+		// nothing.
+		<-s.wsem
+		return nil, err
+	}
+	// Prepared before the transaction begins (once, on the first write).
+	stmts := s.wstmts.get(ctx)
+	if _, err := s.wtxs.begin.ExecContext(ctx); err != nil {
+		<-s.wsem
+		return nil, err
+	}
+	return &wtx{s: s, stmts: stmts}, nil
+}
+
+// commit commits the transaction and frees the writer. A failed COMMIT
+// is rolled back (ROLLBACK's own failure, when SQLite rolled the
+// transaction back already, is not the error to report), so the next
+// transaction finds the connection out of any.
+func (t *wtx) commit(ctx context.Context) error {
+	if t.done {
+		return sql.ErrTxDone
+	}
+	t.done = true
+	defer func() { <-t.s.wsem }()
+	if _, err := t.s.wtxs.commit.ExecContext(stmtCtx(ctx)); err != nil {
+		_, _ = t.s.wtxs.rollback.ExecContext(context.Background())
+		return err
+	}
+	return nil
+}
+
+// rollback rolls the transaction back and frees the writer; after commit
+// it does nothing.
+func (t *wtx) rollback() error {
+	if t.done {
+		return nil
+	}
+	t.done = true
+	defer func() { <-t.s.wsem }()
+	_, err := t.s.wtxs.rollback.ExecContext(context.Background())
+	return err
+}
+
+// The statements inside a transaction run with their context's values
+// but not its cancellation (stmtCtx): the driver watches a cancellable
+// context from a goroutine of its own for every statement, a goroutine
+// started and woken per statement of each run's start. What can wait on
+// a lock there is BEGIN IMMEDIATE (under busy_timeout, for another
+// process's writer), which keeps its context; once it holds the write
+// lock a statement waits for nothing, and a context done meanwhile is
+// seen before the next statement runs (database/sql returns its error
+// without running it), which rolls the transaction back.
+func stmtCtx(ctx context.Context) context.Context {
+	if ctx.Err() != nil {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
 }
 
 func (t *wtx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	ctx = stmtCtx(ctx)
 	if st := t.stmts[q]; st != nil {
-		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+		return st.QueryRowContext(ctx, args...)
 	}
-	return t.tx.QueryRowContext(ctx, q, args...)
+	return t.s.wc.QueryRowContext(ctx, q, args...)
 }
 
 func (t *wtx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	ctx = stmtCtx(ctx)
 	if st := t.stmts[q]; st != nil {
-		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+		return st.QueryContext(ctx, args...)
 	}
-	return t.tx.QueryContext(ctx, q, args...)
+	return t.s.wc.QueryContext(ctx, q, args...)
 }
 
 func (t *wtx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	ctx = stmtCtx(ctx)
 	if st := t.stmts[q]; st != nil {
-		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+		return st.ExecContext(ctx, args...)
 	}
-	return t.tx.ExecContext(ctx, q, args...)
+	return t.s.wc.ExecContext(ctx, q, args...)
 }
 
 // row runs a read on the reader pool, prepared when it is one of

@@ -129,7 +129,9 @@ var shared = Queries{
 		WHERE NOT (lease_owner <> '' AND lease_expires > $1)
 		  AND (lease_owner <> '' OR EXISTS (SELECT 1 FROM inputs i WHERE i.session_n = s.n AND i.done = {false}))
 		ORDER BY created_at, n LIMIT $2`,
-	HeldBy: `SELECT user_id, id FROM sessions WHERE lease_owner = $1 ORDER BY created_at, n LIMIT $2`,
+	// lease_owner <> '' lets both databases read the partial index
+	// sessions_held (the owner is never empty: check.Owner).
+	HeldBy: `SELECT user_id, id FROM sessions WHERE lease_owner = $1 AND lease_owner <> '' ORDER BY created_at, n LIMIT $2`,
 	// A scan of the sessions, once a scrape (GET /metrics), not per run.
 	CountStatuses: `SELECT status, count(*) FROM sessions GROUP BY status`,
 

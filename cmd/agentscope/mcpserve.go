@@ -142,11 +142,12 @@ func agentMCPServer(spec engine.Agent, name string, mode permission.Mode, logger
 // (a variable so a test may shorten it).
 var mcpSessionIdle = 30 * time.Minute
 
-// mcpHTTPHandler is the streamable-HTTP handler of srv behind the bearer
-// token; stop ends its requests (the streams an HTTP server's Shutdown
-// would otherwise wait for), interrupting their replies. Serve it only
-// through listenFlags.httpServer, which checks the Host header.
-func mcpHTTPHandler(srv *sdk.Server, token string) (h http.Handler, stop func()) {
+// mcpHTTPHandler is the streamable-HTTP handler of the server srv returns
+// (called for each request; nil answers 400) behind the bearer token; stop
+// ends its requests (the streams an HTTP server's Shutdown would otherwise
+// wait for), interrupting their replies. Serve it only through
+// listenFlags.httpServer, which checks the Host header.
+func mcpHTTPHandler(srv func() *sdk.Server, token string) (h http.Handler, stop func()) {
 	base, stop := context.WithCancel(context.Background())
 	// The SDK's own Host check is off: the listener's (server.HostCheck)
 	// covers every route, /mcp among them, with one rule and one answer.
@@ -155,7 +156,7 @@ func mcpHTTPHandler(srv *sdk.Server, token string) (h http.Handler, stop func())
 	// same host), which serve's API answers; a token guards those.
 	// An idle MCP session is closed after mcpSessionIdle: a client that
 	// opens sessions and walks away may not hold them for ever.
-	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{DisableLocalhostProtection: true, SessionTimeout: mcpSessionIdle})
+	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv() }, &sdk.StreamableHTTPOptions{DisableLocalhostProtection: true, SessionTimeout: mcpSessionIdle})
 	return requireToken(token, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
@@ -171,7 +172,7 @@ func serveMCPHTTP(ctx context.Context, inv *invocation, srv *sdk.Server, addr, t
 		inv.Errorf("%v", err)
 		return exitFailure
 	}
-	h, stop := mcpHTTPHandler(srv, token)
+	h, stop := mcpHTTPHandler(func() *sdk.Server { return srv }, token)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	hs := listen.httpServer(mux, addr, logger)

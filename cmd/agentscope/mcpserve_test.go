@@ -119,7 +119,7 @@ func TestMCPHTTPIdleSessionClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, stop := mcpHTTPHandler(srv, "")
+	h, stop := mcpHTTPHandler(func() *sdk.Server { return srv }, "")
 	defer stop()
 	hs := httptest.NewServer(h)
 	defer hs.Close()

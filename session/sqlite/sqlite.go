@@ -123,6 +123,13 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: migrate %s: %w", cfg.Path, err)
 	}
+	// The migrations leave the writer's page cache holding the pages they
+	// wrote (a new database's every page): SQLite frees them on
+	// shrink_memory, and the first writes read back the few they need
+	// (0.1-0.2 MB at start, BENCHMARKS.md, memory at start, stop 30). A
+	// failure only keeps the cache. It runs before holdWriter takes w's
+	// one connection for the store's life.
+	_, _ = w.ExecContext(ctx, "PRAGMA shrink_memory")
 	if err := s.holdWriter(ctx); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
@@ -152,6 +159,9 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
 	}
+	// Likewise the reader's cache after compiling the read statements
+	// (the schema's pages); the compiled statements stay.
+	_, _ = r.ExecContext(ctx, "PRAGMA shrink_memory")
 	s.wstmts.c = s.wc
 	if version == math.MaxInt {
 		s.wstmts.qs = writerStmts()

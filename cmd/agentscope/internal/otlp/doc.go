@@ -1,6 +1,6 @@
 // Package otlp is an OpenTelemetry trace exporter for OTLP over HTTP with
 // the protobuf encoding (the OTLP 1.x wire format), written with
-// protowire alone.
+// the standard library alone (wire.go).
 //
 // The official exporter (otlptracehttp) links the OTLP collector's
 // generated protobuf and gRPC packages, whose registries are initialised

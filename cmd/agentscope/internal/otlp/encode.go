@@ -8,7 +8,6 @@ import (
 	sdkinstrumentation "go.opentelemetry.io/otel/sdk/instrumentation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // Field numbers of the messages written (opentelemetry-proto, v1).
@@ -87,52 +86,52 @@ const (
 
 // message appends field n as a length-delimited message whose body body
 // writes, in place: the length is patched in once the body is known.
-func message(b []byte, n protowire.Number, body func([]byte) []byte) []byte {
-	b = protowire.AppendTag(b, n, protowire.BytesType)
+func message(b []byte, n fieldNum, body func([]byte) []byte) []byte {
+	b = appendTag(b, n, wireBytes)
 	// Reserve the longest varint a body may need (5 bytes: < 4 GiB), then
 	// move the body down if the length takes fewer.
 	at := len(b)
 	b = append(b, 0, 0, 0, 0, 0)
 	b = body(b)
 	size := len(b) - at - 5
-	lenBytes := protowire.SizeVarint(uint64(size))
-	protowire.AppendVarint(b[at:at], uint64(size))
+	lenBytes := sizeVarint(uint64(size))
+	appendVarint(b[at:at], uint64(size))
 	copy(b[at+lenBytes:], b[at+5:])
 	return b[:len(b)-(5-lenBytes)]
 }
 
-func str(b []byte, n protowire.Number, s string) []byte {
+func str(b []byte, n fieldNum, s string) []byte {
 	if s == "" {
 		return b
 	}
-	b = protowire.AppendTag(b, n, protowire.BytesType)
-	return protowire.AppendString(b, s)
+	b = appendTag(b, n, wireBytes)
+	return appendString(b, s)
 }
 
-func raw(b []byte, n protowire.Number, v []byte) []byte {
-	b = protowire.AppendTag(b, n, protowire.BytesType)
-	return protowire.AppendBytes(b, v)
+func raw(b []byte, n fieldNum, v []byte) []byte {
+	b = appendTag(b, n, wireBytes)
+	return appendBytes(b, v)
 }
 
-func varint(b []byte, n protowire.Number, v uint64) []byte {
+func varint(b []byte, n fieldNum, v uint64) []byte {
 	if v == 0 {
 		return b
 	}
-	b = protowire.AppendTag(b, n, protowire.VarintType)
-	return protowire.AppendVarint(b, v)
+	b = appendTag(b, n, wireVarint)
+	return appendVarint(b, v)
 }
 
-func fixed64(b []byte, n protowire.Number, v uint64) []byte {
-	b = protowire.AppendTag(b, n, protowire.Fixed64Type)
-	return protowire.AppendFixed64(b, v)
+func fixed64(b []byte, n fieldNum, v uint64) []byte {
+	b = appendTag(b, n, wireFixed64)
+	return appendFixed64(b, v)
 }
 
-func fixed32(b []byte, n protowire.Number, v uint32) []byte {
+func fixed32(b []byte, n fieldNum, v uint32) []byte {
 	if v == 0 {
 		return b
 	}
-	b = protowire.AppendTag(b, n, protowire.Fixed32Type)
-	return protowire.AppendFixed32(b, v)
+	b = appendTag(b, n, wireFixed32)
+	return appendFixed32(b, v)
 }
 
 // unixNano is t in nanoseconds since the epoch, 0 for the zero time.
@@ -143,7 +142,7 @@ func unixNano(ns int64) uint64 {
 	return uint64(ns)
 }
 
-func attributes(b []byte, n protowire.Number, kvs []attribute.KeyValue) []byte {
+func attributes(b []byte, n fieldNum, kvs []attribute.KeyValue) []byte {
 	for _, kv := range kvs {
 		b = message(b, n, func(b []byte) []byte {
 			b = str(b, fKeyValueKey, string(kv.Key))
@@ -158,17 +157,17 @@ func attributes(b []byte, n protowire.Number, kvs []attribute.KeyValue) []byte {
 func anyValue(b []byte, v attribute.Value) []byte {
 	switch v.Type() {
 	case attribute.BOOL:
-		b = protowire.AppendTag(b, fAnyBool, protowire.VarintType)
-		return protowire.AppendVarint(b, protowire.EncodeBool(v.AsBool()))
+		b = appendTag(b, fAnyBool, wireVarint)
+		return appendVarint(b, encodeBool(v.AsBool()))
 	case attribute.INT64:
-		b = protowire.AppendTag(b, fAnyInt, protowire.VarintType)
-		return protowire.AppendVarint(b, uint64(v.AsInt64()))
+		b = appendTag(b, fAnyInt, wireVarint)
+		return appendVarint(b, uint64(v.AsInt64()))
 	case attribute.FLOAT64:
-		b = protowire.AppendTag(b, fAnyDouble, protowire.Fixed64Type)
-		return protowire.AppendFixed64(b, math.Float64bits(v.AsFloat64()))
+		b = appendTag(b, fAnyDouble, wireFixed64)
+		return appendFixed64(b, math.Float64bits(v.AsFloat64()))
 	case attribute.STRING:
-		b = protowire.AppendTag(b, fAnyString, protowire.BytesType)
-		return protowire.AppendString(b, v.AsString())
+		b = appendTag(b, fAnyString, wireBytes)
+		return appendString(b, v.AsString())
 	case attribute.BOOLSLICE:
 		return array(b, len(v.AsBoolSlice()), func(i int) attribute.Value { return attribute.BoolValue(v.AsBoolSlice()[i]) })
 	case attribute.INT64SLICE:
@@ -179,8 +178,8 @@ func anyValue(b []byte, v attribute.Value) []byte {
 		return array(b, len(v.AsStringSlice()), func(i int) attribute.Value { return attribute.StringValue(v.AsStringSlice()[i]) })
 	}
 	// An invalid or unknown type: the value as its text.
-	b = protowire.AppendTag(b, fAnyString, protowire.BytesType)
-	return protowire.AppendString(b, v.Emit())
+	b = appendTag(b, fAnyString, wireBytes)
+	return appendString(b, v.Emit())
 }
 
 func array(b []byte, n int, at func(int) attribute.Value) []byte {

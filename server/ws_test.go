@@ -308,7 +308,11 @@ func TestWSReplayThenLive(t *testing.T) {
 	}
 	header := e.openWS(sid, "", "Last-Event-ID", "5")
 	checkWSSeqs(t, header.until(event.TypeReplyEnd), 6)
-	// No cursor: from the log's end, as the SSE stream without one.
+	// No cursor: from the log's end, as the SSE stream without one. The
+	// run is over in the store first: a stream without a cursor opened
+	// while it still finishes (REPLY_END sent, its end not yet committed)
+	// starts at that run, rightly, from its first event.
+	e.waitStatus(sid, "idle")
 	now := e.openWS(sid, "")
 	now.quiet(100 * time.Millisecond)
 

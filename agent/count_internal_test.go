@@ -78,11 +78,11 @@ func TestCountCachedMatchesFullWalk(t *testing.T) {
 	check("reply appended to", msgs, 1)
 	// The head changes size: every slot moves.
 	check("another head", msgs, 2)
-	// A prior message's content replaced, then grown.
-	u1.Content = []block.Block{block.NewText("a much longer question than before")}
-	check("content replaced", msgs, 1)
-	u1.Content = append(u1.Content, block.NewText(" and more"))
-	check("content grown", msgs, 1)
+	// A prior message replaced by an edited copy, as a caller changes one.
+	u1 = u1.Clone()
+	u1.Content = append(u1.Content, block.NewText(" and a much longer question than before"))
+	msgs[1] = u1
+	check("message replaced by an edited copy", msgs, 1)
 	// A message replaced by another in its slot, one appended.
 	msgs[2] = message.UserText("user", "no image any more")
 	msgs = append(msgs, message.UserText("user", "next"))
@@ -96,18 +96,20 @@ func TestCountCachedMatchesFullWalk(t *testing.T) {
 	u2.Content[1] = block.NewText("[image evicted]")
 	a.estWarm = false
 	check("image evicted in place", msgs, 1)
-	// The next reply: its input follows the last reply's message, whose
-	// text and blocks are then replaced the ways a caller edits a message
-	// (a new block, a new content slice).
+	// The next reply: its input follows the last reply's message, which
+	// is no longer the tail; a block of it replaced in place is seen once
+	// the cache is cold (as after the agent's own in-place replacement,
+	// limitImages).
 	r = &run{a: a, replyID: "reply-2"}
 	msgs = append(msgs, reply, message.UserText("user", "and now?"))
 	check("next reply", msgs, 1)
 	reply.Content[0] = block.NewText("a replaced first block")
-	a.estWarm = false // as the agent's own in-place replacement (limitImages) does
+	a.estWarm = false
 	check("block replaced, cache cold", msgs, 1)
-	u1.Content = block.CloneList(u1.Content)
-	u1.Content[0].(*block.Text).Text = "edited in a new content slice"
-	check("new content slice", msgs, 1)
+	// The new tail grows in place as the reply's message does.
+	tail := msgs[len(msgs)-1]
+	tail.Content = append(tail.Content, block.NewText("more of the tail"))
+	check("tail grown", msgs, 1)
 }
 
 // A middleware may edit the context in place (ReplyState): with one

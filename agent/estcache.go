@@ -1,9 +1,6 @@
 package agent
 
 import (
-	"unsafe"
-
-	"github.com/agentscope-go/agentscope/block"
 	"github.com/agentscope-go/agentscope/message"
 	"github.com/agentscope-go/agentscope/model"
 )
@@ -12,13 +9,7 @@ import (
 // slot of the step's input (the agent's message buffer, whose slots keep
 // their messages step after step: see fillInput).
 type estSlot struct {
-	m *message.Msg
-	// content and nc are m.Content's array and length when counted: a
-	// message whose content slice was replaced or grown is counted
-	// again. content keeps the array alive, so another slice cannot
-	// take its address.
-	content         *block.Block
-	nc              int
+	m               *message.Msg
 	im              bool // its images were counted
 	n, data, images int
 }
@@ -28,18 +19,19 @@ type estSlot struct {
 // the agent's previous count: an unchanged prior message costs a compare
 // per step, not a walk over its blocks, reply after reply.
 //
-// A message counts as unchanged while it sits in the same slot with the
-// same content slice (array and length) and is not the context's tail. The
+// A message counts as unchanged while it is the same message in the same
+// slot and not the context's tail: the check reads the buffer and the
+// slots, never the message (reading 2,000 prior messages per step cost as
+// much as counting them). The
 // tail is the one message the agent changes in place (the reply's message
 // grows block by block and text by text; a parked reply's results join
 // it); the image eviction replaces blocks in place and a compression
 // replaces messages, and both make the next count walk everything
 // (Agent.estWarm). A middleware may change anything through ReplyState:
 // with one registered there is no cache. What is not seen is a caller's
-// edit of a block in place (an existing block's text changed) of a message
-// that is not the tail, between replies: a caller changes a message of the
-// context by replacing the block, the content slice or the message (see
-// state.AgentState.Context).
+// edit in place (its content or a block changed) of a message that is not
+// the tail, between replies: a caller changes such a message of the
+// context by replacing it (see state.AgentState.Context).
 func (r *run) countCached(e *Estimator, msgs []*message.Msg, tools []model.ToolSchema, from int) (tokens, images int) {
 	a := r.a
 	if a.mws.any() {
@@ -59,9 +51,10 @@ func (r *run) countCached(e *Estimator, msgs []*message.Msg, tools []model.ToolS
 		if m == nil {
 			continue
 		}
+		// The check reads the slot, never the message: a prior message
+		// read per step would cost a cache miss each, as much as its walk.
 		s, im := &slots[k], k >= from
-		c := unsafe.SliceData(m.Content)
-		if warm && s.m == m && s.content == c && s.nc == len(m.Content) && s.im == im && k != last {
+		if warm && s.m == m && s.im == im && k != last {
 			n, data, images = n+s.n, data+s.data, images+s.images
 			continue
 		}
@@ -72,10 +65,7 @@ func (r *run) countCached(e *Estimator, msgs []*message.Msg, tools []model.ToolS
 		if s.m != m {
 			s.m = m
 		}
-		if s.content != c {
-			s.content = c
-		}
-		s.nc, s.im, s.n, s.data, s.images = len(m.Content), im, mn, md, mi
+		s.im, s.n, s.data, s.images = im, mn, md, mi
 		n, data, images = n+mn, data+md, images+mi
 	}
 	if old > len(msgs) {

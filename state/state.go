@@ -28,9 +28,9 @@ type AgentState struct {
 	Summary block.Body
 	// Context is the uncompressed conversation: one assistant Msg per
 	// reply, whose id is the reply id. To change a message of it other
-	// than the last between replies, replace the message, its Content
-	// slice or the block: an agent's token estimate remembers each
-	// message's count by the message and its content slice.
+	// than the last between replies, replace it (message.Msg.Clone, then
+	// change the copy): an agent's token estimate remembers each
+	// message's count by the message.
 	Context []*message.Msg
 	// Reply is the current (or last) reply's bookkeeping.
 	Reply ReplyContext

@@ -61,6 +61,10 @@ type Agent struct {
 	// msgBuf is the model input's message list and the token count's,
 	// reused step after step (see fillInput).
 	msgBuf []*message.Msg
+	// est is the default estimate's count of each slot of msgBuf, and
+	// estWarm says its counts may be reused (see run.countCached).
+	est     []estSlot
+	estWarm bool
 	// stamper stamps the events emitted on a reply's own goroutine (the
 	// loop's and the reasoning steps', not a concurrent batch's workers);
 	// one reply runs at a time. Event ids need to be unique, not

@@ -83,7 +83,7 @@ func (r *run) countInput(ctx context.Context, cfg *ContextConfig, images bool) (
 	// the model input finds them in.
 	msgs := r.a.fillInput(head, st.Context)
 	if e, ok := cfg.TokenCounter.(*Estimator); ok && images {
-		n, nImages = e.count(msgs, tools, len(head))
+		n, nImages = r.countCached(e, msgs, tools, len(head))
 		return n, nImages, head, tools, nil
 	}
 	if n, err = cfg.TokenCounter.CountTokens(ctx, msgs, tools); err != nil {
@@ -170,6 +170,7 @@ func (r *run) compress(ctx context.Context, in CompressInput) error {
 // reply's cancellation, as the reference shields it.
 func (r *run) applyCompression(ctx context.Context, cfg *ContextConfig, fields map[string]string, old, keep []*message.Msg) error {
 	a, st := r.a, r.a.st
+	r.a.estWarm = false // the context is replaced: count it all again
 	var summary block.Body
 	if fields != nil {
 		text, err := pycompat.Format(cfg.SummaryTemplate, fields)

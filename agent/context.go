@@ -134,33 +134,45 @@ func (e *Estimator) count(msgs []*message.Msg, tools []model.ToolSchema, from in
 		if m == nil {
 			continue
 		}
-		im := k >= from
-		for _, b := range m.Content {
-			switch b := b.(type) {
-			case *block.Text:
-				n += len(b.Text)
-			case *block.Thinking:
-				n += len(b.Thinking)
-			case *block.Hint:
-				nb, nd, ni := bodySize(b.Hint, im)
-				n, data, images = n+nb, data+nd, images+ni
-			case *block.ToolCall:
-				n += len(b.Input)
-			case *block.ToolResult:
-				nb, nd, ni := bodySize(b.Output, im)
-				n, data, images = n+nb, data+nd, images+ni
-			case *block.Data:
-				data++
-				if im && isImage(b) {
-					images++
-				}
-			}
-		}
+		mn, md, mi := msgSize(m, k >= from)
+		n, data, images = n+mn, data+md, images+mi
 	}
+	return e.total(n, data, tools), images
+}
+
+// total is the estimate of n text bytes and data data blocks with tools.
+func (e *Estimator) total(n, data int, tools []model.ToolSchema) int {
 	if len(tools) > 0 {
 		n += e.toolsLen(tools)
 	}
-	return data*DataBlockTokens + int(float64(n)/4+0.5), images
+	return data*DataBlockTokens + int(float64(n)/4+0.5)
+}
+
+// msgSize is what the estimate counts of one message: its text bytes, its
+// data blocks and, if im, its images.
+func msgSize(m *message.Msg, im bool) (n, data, images int) {
+	for _, b := range m.Content {
+		switch b := b.(type) {
+		case *block.Text:
+			n += len(b.Text)
+		case *block.Thinking:
+			n += len(b.Thinking)
+		case *block.Hint:
+			nb, nd, ni := bodySize(b.Hint, im)
+			n, data, images = n+nb, data+nd, images+ni
+		case *block.ToolCall:
+			n += len(b.Input)
+		case *block.ToolResult:
+			nb, nd, ni := bodySize(b.Output, im)
+			n, data, images = n+nb, data+nd, images+ni
+		case *block.Data:
+			data++
+			if im && isImage(b) {
+				images++
+			}
+		}
+	}
+	return n, data, images
 }
 
 // bodySize is the text bytes and data blocks of a tool result's output or

@@ -436,7 +436,11 @@ func (r *run) closeOpen(open *blockState, out *sink) error {
 // A block stays alive while any of its events does.
 type slab[T any] struct {
 	buf []T
-	n   int
+	// i is the next value's index: advancing an index, not the slice,
+	// spares a pointer write (and its write barrier while the GC marks)
+	// per event.
+	i int
+	n int
 }
 
 // slabBytes bounds a block: 8 KiB of events (about 85 text deltas) keeps
@@ -445,14 +449,14 @@ type slab[T any] struct {
 const slabBytes = 8 << 10
 
 func (s *slab[T]) next() *T {
-	if len(s.buf) == 0 {
+	if s.i == len(s.buf) {
 		// Start small (most replies stream few deltas of a kind), then
 		// grow to slabBytes.
 		s.n = min(max(2*s.n, 4), max(slabBytes/int(unsafe.Sizeof(*new(T))), 4))
-		s.buf = make([]T, s.n)
+		s.buf, s.i = make([]T, s.n), 0
 	}
-	p := &s.buf[0]
-	s.buf = s.buf[1:]
+	p := &s.buf[s.i]
+	s.i++
 	return p
 }
 

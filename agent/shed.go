@@ -101,6 +101,9 @@ func (r *run) limitImages(ctx context.Context, cfg *ContextConfig) error {
 	for i, im := range images[:excess] {
 		im.slot[im.idx] = repl[i]
 	}
+	// The blocks were replaced in place: the estimate counts everything
+	// again.
+	r.a.estWarm = false
 	return nil
 }
 

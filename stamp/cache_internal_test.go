@@ -32,3 +32,21 @@ func TestIDNow(t *testing.T) {
 		t.Fatal("ids repeat")
 	}
 }
+
+// An arena's timestamps agree with FormatTime: before 1970 and when the
+// arena fills up mid-stream.
+func TestArenaTimeAgreesWithFormatTime(t *testing.T) {
+	var a arena
+	times := []time.Time{
+		time.Date(1969, 12, 31, 23, 59, 59, 999999000, time.Local),
+		time.Date(1960, 1, 1, 0, 0, 0, 1000, time.Local),
+	}
+	for i := range 2000 {
+		times = append(times, time.Date(2026, 8, 22, 9, 14, 4, 0, time.Local).Add(time.Duration(i)*1717*time.Microsecond))
+	}
+	for _, tt := range times {
+		if got, want := a.at(tt.UnixNano()), FormatTime(tt); got != want {
+			t.Fatalf("%v: arena %s, want %s", tt, got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Source hands out entity ids and creation timestamps. Implementations must
@@ -108,7 +109,11 @@ func appendPad(dst []byte, v, width int) []byte {
 const arenaSize = 8192
 
 type arena struct {
+	// buf is the arena, cut from off on: the strings cut before off are
+	// never written again. Advancing an offset, not the slice, spares a
+	// pointer write (and its write barrier while the GC marks) per cut.
 	buf []byte
+	off int
 	// The last timestamp cut from this arena and its Unix microsecond:
 	// events stamped within the same microsecond share the string.
 	us int64
@@ -118,19 +123,33 @@ type arena struct {
 var arenas = sync.Pool{New: func() any { return &arena{} }}
 
 func (a *arena) cut(n int, fill func([]byte) []byte) string {
-	if cap(a.buf)-len(a.buf) < n {
-		a.buf = make([]byte, 0, arenaSize)
+	if len(a.buf)-a.off < n {
+		a.buf, a.off = make([]byte, arenaSize), 0
 	}
-	start := len(a.buf)
-	a.buf = fill(a.buf)
-	return unsafeString(a.buf[start:len(a.buf):len(a.buf)])
+	// fill appends within the capacity left (n bounds what it writes);
+	// were it to write more, append would move its bytes elsewhere and
+	// the string would be cut from there.
+	b := fill(a.buf[a.off:a.off])
+	if unsafe.SliceData(b) == &a.buf[a.off] {
+		a.off += len(b)
+	}
+	return unsafeString(b[:len(b):len(b)])
 }
 
 // at is the timestamp of Unix nanoseconds ns, shared with the previous
 // one cut from a within the same microsecond.
 func (a *arena) at(ns int64) string {
 	if u := ns / 1000; a.ts == "" || a.us != u {
-		a.ts = a.cut(26, func(b []byte) []byte { return appendTimeCached(b, time.Unix(0, ns)) })
+		// Cut by hand, formatted from the nanoseconds: no closure call and
+		// no time.Time on a path most events take.
+		if len(a.buf)-a.off < 26 {
+			a.buf, a.off = make([]byte, arenaSize), 0
+		}
+		b := appendNanosCached(a.buf[a.off:a.off:len(a.buf)], ns)
+		if unsafe.SliceData(b) == &a.buf[a.off] { // else it did not fit (a year past 9999)
+			a.off += len(b)
+		}
+		a.ts = unsafeString(b[:len(b):len(b)])
 		a.us = u
 	}
 	return a.ts
@@ -207,15 +226,23 @@ var lastSecond atomic.Pointer[secondPrefix]
 
 // appendTimeCached is AppendTime with the date and clock of the current
 // second reused.
-func appendTimeCached(dst []byte, t time.Time) []byte {
-	u := t.Unix()
+func appendTimeCached(dst []byte, t time.Time) []byte { return appendNanosCached(dst, t.UnixNano()) }
+
+// appendNanosCached is appendTimeCached of the local time at Unix
+// nanoseconds ns. (Zone offsets are whole seconds, so the fraction of the
+// local time is the fraction of ns.)
+func appendNanosCached(dst []byte, ns int64) []byte {
+	u, frac := ns/1e9, ns%1e9
+	if frac < 0 {
+		u, frac = u-1, frac+1e9
+	}
 	p := lastSecond.Load()
 	if p == nil || p.unix != u {
-		p = &secondPrefix{unix: u, text: AppendTime(nil, t.Truncate(time.Second))}
+		p = &secondPrefix{unix: u, text: AppendTime(nil, time.Unix(u, 0))}
 		lastSecond.Store(p)
 	}
 	dst = append(dst, p.text...)
-	if us := t.Nanosecond() / 1000; us != 0 {
+	if us := frac / 1000; us != 0 {
 		var f [7]byte
 		f[0] = '.'
 		for i := 6; i >= 1; i-- {

@@ -52,13 +52,13 @@ func (s *Stamper) NewID() string {
 	}
 	// Cut by hand rather than through arena.cut: a closure call per id
 	// shows in a stream's profile.
-	if cap(s.buf)-len(s.buf) < 32 {
-		s.buf = make([]byte, 0, arenaSize)
+	if len(s.buf)-s.off < 32 {
+		s.buf, s.off = make([]byte, arenaSize), 0
 	}
-	start := len(s.buf)
-	b := append(s.buf, s.hex[:]...)
-	s.buf = b
-	return unsafeString(b[start:len(b):len(b)])
+	b := s.buf[s.off : s.off+32 : s.off+32]
+	copy(b, s.hex[:])
+	s.off += 32
+	return unsafeString(b)
 }
 
 // Now returns the current time in the wire's timestamp format, as

@@ -27,7 +27,10 @@ type AgentState struct {
 	// or text/data blocks.
 	Summary block.Body
 	// Context is the uncompressed conversation: one assistant Msg per
-	// reply, whose id is the reply id.
+	// reply, whose id is the reply id. To change a message of it other
+	// than the last between replies, replace it (message.Msg.Clone, then
+	// change the copy): an agent's token estimate remembers each
+	// message's count by the message.
 	Context []*message.Msg
 	// Reply is the current (or last) reply's bookkeeping.
 	Reply ReplyContext

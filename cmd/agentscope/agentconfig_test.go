@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"github.com/agentscope-go/agentscope/engine"
 	"log/slog"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentscope-go/agentscope/event"
 	"github.com/agentscope-go/agentscope/permission"
 	"github.com/agentscope-go/agentscope/server"
 	"github.com/agentscope-go/agentscope/session/sqlite"
@@ -234,5 +237,62 @@ func TestServeConfigExternalTools(t *testing.T) {
 	}
 	if calc, _ := ag.Toolkit().Lookup("calculate"); calc.Flags().External {
 		t.Error("calculate became external")
+	}
+}
+
+// A config file's external tool over the real binary's API, as README
+// tells a client to answer it: the scripted model calls it, the reply
+// parks (REQUIRE_EXTERNAL_EXECUTION, status awaiting_external_result),
+// a result for a call it is not waiting on is refused, and the README's
+// EXTERNAL_EXECUTION_RESULT resumes it with the result in the answer.
+func TestServeExternalToolResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and execs the binary")
+	}
+	path := filepath.Join(t.TempDir(), "agents.json")
+	cfg, _ := json.Marshal(map[string]any{"agents": []map[string]any{{"id": "ext", "model": uiModel(t), "tools": "none",
+		"permission_mode": "bypass", "external_tools": []map[string]any{{"name": "lookup", "description": "looks a word up",
+			"parameters": map[string]any{"type": "object", "properties": map[string]any{"word": map[string]any{"type": "string"}}}}}}}})
+	if err := os.WriteFile(path, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, buildBinary(t), freeAddr(t), filepath.Join(t.TempDir(), "ext.db"), "--config", path)
+	code, body := s.call("POST", "/sessions/", `{"agent_id":"ext"}`)
+	var created struct {
+		SessionID string `json:"session_id"`
+	}
+	if code != 201 || json.Unmarshal([]byte(body), &created) != nil {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	sid := created.SessionID
+	ch, _ := s.sse(sid, 0)
+	msg := `{"role":"user","name":"newcomer","content":[{"type":"text","text":"EXTERNAL serendipity"}]}`
+	if code, body := s.call("POST", "/chat/", fmt.Sprintf(`{"agent_id":"ext","session_id":%q,"input":%s}`, sid, msg)); code != 200 {
+		t.Fatalf("chat: %d %s", code, body)
+	}
+	parked := until(t, ch, event.TypeRequireExternalExecution)
+	req := parked[len(parked)-1].ev.(*event.RequireExternalExecution)
+	if len(req.ToolCalls) != 1 || req.ToolCalls[0].Name != "lookup" || req.ToolCalls[0].Input != `{"word":"serendipity"}` {
+		t.Fatalf("parked on %+v", req.ToolCalls)
+	}
+	if _, body := s.call("GET", "/sessions/"+sid+"/status?agent_id=ext", ""); !strings.Contains(body, `"awaiting_external_result"`) {
+		t.Fatalf("status %s", body)
+	}
+	answer := func(id string) (int, string) {
+		return s.call("POST", "/chat/", fmt.Sprintf(`{"agent_id":"ext","session_id":%q,"input":{"type":"EXTERNAL_EXECUTION_RESULT","reply_id":%q,`+
+			`"execution_results":[{"type":"tool_result","id":%q,"name":"lookup","output":"a happy accident","state":"success"}]}}`, sid, req.ReplyID, id))
+	}
+	if code, body := answer("call_other"); code != 422 {
+		t.Fatalf("a result for another call: %d %s, want 422", code, body)
+	}
+	if code, body := answer(req.ToolCalls[0].ID); code != 200 {
+		t.Fatalf("result: %d %s", code, body)
+	}
+	frames := until(t, ch, event.TypeReplyEnd)
+	if end := frames[len(frames)-1].ev.(*event.ReplyEnd); end.FinishedReason != event.ReplyCompleted {
+		t.Fatalf("reply ended %s", end.FinishedReason)
+	}
+	if _, body := s.call("GET", "/sessions/"+sid+"/messages", ""); !strings.Contains(body, "the lookup says: a happy accident") {
+		t.Fatalf("transcript %s", body)
 	}
 }

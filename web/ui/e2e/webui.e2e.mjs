@@ -198,6 +198,17 @@ try {
   await shot(second, "06f-external-answered-second");
   await second.close();
 
+  step("an external result submitted as an error");
+  await send("EXTERNAL qwzx");
+  await approve.click();
+  await extCard().waitFor();
+  await page.getByRole("textbox", { name: "Result of lookup" }).fill("no such word");
+  await extCard().getByRole("button", { name: "Submit as error" }).click();
+  await finished(page, "completed");
+  await lastReply().locator(".tool.result[data-state=error]", { hasText: "no such word" }).waitFor();
+  assert.equal(await extCard().count(), 0, "the card is gone");
+  await shot(page, "06g-external-error");
+
   step("the external call's states over the event log: pending, asking, allowed, submitted, finished");
   {
     const range = page.getByRole("slider", { name: "Time travel" });
@@ -210,7 +221,7 @@ try {
       }, at);
       await page.locator(`#scrub-at[data-at="${at}"]`).waitFor();
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      const call = page.locator('.tool.call[data-call="call_ext"]');
+      const call = page.locator("article.msg.assistant").first().locator('.tool.call[data-call="call_ext"]');
       const state = (await call.count()) ? await call.getAttribute("data-state") : null;
       if (state && states[states.length - 1] !== state) states.push(state);
     }

@@ -75,6 +75,11 @@ type agentSpec struct {
 	// SandboxNetwork lets the sandboxed Bash use the network (only with
 	// Sandbox).
 	SandboxNetwork bool `json:"sandbox_network"`
+	// ExternalTools are tools the host runs, not the server
+	// (tool.External): a call of one, once allowed, parks the reply with
+	// REQUIRE_EXTERNAL_EXECUTION until a client posts the result as an
+	// EXTERNAL_EXECUTION_RESULT.
+	ExternalTools []externalTool `json:"external_tools"`
 
 	// secretPaths are files the agent's tools read only after asking
 	// (builtin.Config.SecretPaths): the store of the server serving it.
@@ -104,6 +109,79 @@ type contextSettings struct {
 	ToolResultLimit int `json:"tool_result_limit"`
 	// MaxImages is how many images the context keeps (-1: none).
 	MaxImages int `json:"max_images"`
+}
+
+// externalTool is one entry of an agent's external_tools: what the model
+// is told of a tool the host runs.
+type externalTool struct {
+	// Name is the tool's name, as the model calls it. Required.
+	Name string `json:"name"`
+	// Description tells the model what the tool does. Required: without
+	// it a model has nothing to choose the tool by.
+	Description string `json:"description"`
+	// Parameters is the JSON Schema of the tool's arguments, an object
+	// schema (absent: no arguments).
+	Parameters json.RawMessage `json:"parameters"`
+}
+
+// noParameters is the schema of an external tool that gives none.
+var noParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// tool builds the external tool; its schema errors are tool.New's.
+func (e externalTool) tool() (tool.Tool, error) {
+	params := e.Parameters
+	if len(params) == 0 || string(params) == "null" {
+		params = noParameters
+	}
+	return tool.New(e.Name, e.Description, params, nil, tool.External())
+}
+
+// toolNameOK is what every provider takes as a tool name (OpenAI's and
+// Anthropic's rule, which mcp.ToolName also keeps to).
+func toolNameOK(name string) bool {
+	if len(name) > 64 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkExternal validates the external_tools entries against each other
+// and against the agent's other tools (names: the tools field's). Its
+// errors start with the field's name.
+func (s *agentSpec) checkExternal(names []string) error {
+	seen := map[string]int{}
+	for i, e := range s.ExternalTools {
+		where := fmt.Sprintf("external_tools[%d]", i)
+		switch {
+		case e.Name == "":
+			return fmt.Errorf("%s.name: required", where)
+		case !toolNameOK(e.Name):
+			return fmt.Errorf("%s.name: %q: want 1 to 64 letters, digits, _ or -", where, e.Name)
+		case e.Description == "":
+			return fmt.Errorf("%s.description: required: the model picks a tool by its description", where)
+		case slices.Contains(names, e.Name):
+			return fmt.Errorf("%s.name: %q is also one of the agent's tools", where, e.Name)
+		case e.Name == tool.MetaToolName || e.Name == tool.StructuredOutputName:
+			return fmt.Errorf("%s.name: %q is the name of a tool the agent makes itself", where, e.Name)
+		case strings.HasPrefix(e.Name, "mcp__") || strings.HasPrefix(e.Name, "a2a__"):
+			// The MCP servers' and the remote agents' tools, whose names
+			// are known only once they are connected.
+			return fmt.Errorf("%s.name: %q: the prefixes mcp__ and a2a__ are the MCP servers' and A2A agents' tools", where, e.Name)
+		}
+		if j, dup := seen[e.Name]; dup {
+			return fmt.Errorf("%s.name: %q is also the name of external_tools[%d]", where, e.Name, j)
+		}
+		seen[e.Name] = i
+		if _, err := e.tool(); err != nil {
+			return fmt.Errorf("%s.parameters: %w", where, err)
+		}
+	}
+	return nil
 }
 
 // protectStore names the files of the SQLite store db as secret paths of
@@ -218,8 +296,12 @@ func jsonError(data []byte, err error) error {
 // check validates the fields that need no network: tools, MCP specs,
 // permission mode, max_iters. Its errors start with the field's name.
 func (s *agentSpec) check() error {
-	if _, err := s.toolNames(); err != nil {
+	names, err := s.toolNames()
+	if err != nil {
 		return fmt.Errorf("tools: %w", err)
+	}
+	if err := s.checkExternal(names); err != nil {
+		return err
 	}
 	for i, spec := range s.MCP {
 		if _, err := mcp.ParseSpec(spec); err != nil {
@@ -408,6 +490,13 @@ func (s *agentSpec) build(logger *slog.Logger, servers ...*mcp.Client) (engine.A
 	ts, err := newTools(names, toolCfg)
 	if err != nil {
 		return spec, err
+	}
+	for _, e := range s.ExternalTools {
+		t, err := e.tool()
+		if err != nil {
+			return spec, fmt.Errorf("external_tools: %w", err)
+		}
+		ts = append(ts, t)
 	}
 	remote, err := a2aTools(s.remotes)
 	if err != nil {

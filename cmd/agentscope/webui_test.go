@@ -32,6 +32,9 @@ import (
 //   - "FAIL": a 400 with an OpenAI error body (a reply that fails);
 //   - "IMAGE": a call of server-everything's get-tiny-image, then, once
 //     its result is in, "here it is." (a tool result carrying an image);
+//   - "EXTERNAL word": a call of the external tool lookup with
+//     {"word": word}, then, once its result is in, "the lookup says: "
+//     and the result's text (a reply parked on the host);
 //   - anything else: "ok."
 func uiModel(t testing.TB) string {
 	t.Helper()
@@ -46,14 +49,14 @@ func uiModel(t testing.TB) string {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
 		}
-		prompt, answered := "", false
+		prompt, answered, result := "", false, ""
 		for _, m := range req.Messages {
 			// The last user message, less the runtime hint that may follow it.
 			if t := contentText(m.Content); m.Role == "user" && !strings.HasPrefix(strings.TrimSpace(t), "<system-reminder>") {
 				prompt, answered = t, false
 			}
 			if m.Role == "tool" {
-				answered = true
+				answered, result = true, contentText(m.Content)
 			}
 		}
 		if strings.Contains(prompt, "FAIL") {
@@ -88,6 +91,18 @@ func uiModel(t testing.TB) string {
 			return
 		case strings.Contains(prompt, "IMAGE"):
 			send("here it is.", "")
+		case strings.HasPrefix(prompt, "EXTERNAL ") && !answered:
+			args, _ := json.Marshal(map[string]string{"word": strings.TrimSpace(strings.TrimPrefix(prompt, "EXTERNAL "))})
+			b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{
+				"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_ext", "type": "function",
+					"function": map[string]any{"name": "lookup", "arguments": string(args)}}},
+			}}}})
+			fmt.Fprintf(w, "data: %s\n\n", b)
+			send("", "tool_calls")
+			fmt.Fprint(w, "data: [DONE]\n\n")
+			return
+		case strings.HasPrefix(prompt, "EXTERNAL "):
+			send("the lookup says: "+result, "")
 		case strings.Contains(prompt, "SLOW"):
 			for _, word := range strings.SplitAfter(slowText, " ") {
 				send(word, "")
@@ -258,8 +273,11 @@ func artifacts(t testing.TB) string {
 // The web UI in headless Chromium against the built binary, serving the
 // demo agent and the scripted model: web/ui/e2e/webui.e2e.mjs sends a
 // message and sees the streamed answer, approves and denies
-// confirmations, stops a slow tool, reloads mid-stream, answers a
-// confirmation in one of two tabs, scrubs a finished reply against
+// confirmations (one by keyboard only), stops a slow tool, reloads
+// mid-stream, answers a confirmation in one of two tabs, pastes the
+// result of an external tool call (its card and "awaiting external
+// result" badge surviving a reload, closed in a second tab) and sees the
+// call's states over the event log, scrubs a finished reply against
 // GET /messages?at=, renders hostile Markdown as text, asks once for the
 // token of a server that has one, and fits 375 px; a screenshot of each
 // step goes to the artifacts folder.
@@ -274,7 +292,11 @@ func TestWebUIInBrowser(t *testing.T) {
 	// get-tiny-image, over stdio.
 	images := map[string]any{"id": "images", "name": "images", "description": "an MCP tool that returns an image",
 		"model": model, "tools": "none", "mcp": []string{"everything=node " + everythingJS(t) + " stdio"}}
-	s := startServe(t, bin, freeAddr(t), filepath.Join(dir, "ui.db"), "--config", uiAgents(t, model, images))
+	// An agent with a tool the host runs: the browser pastes its result.
+	external := map[string]any{"id": "external", "name": "external", "description": "an external tool, run by the client",
+		"model": model, "tools": "none", "external_tools": []map[string]any{{"name": "lookup", "description": "looks a word up in the host's dictionary",
+			"parameters": map[string]any{"type": "object", "properties": map[string]any{"word": map[string]any{"type": "string"}}, "required": []string{"word"}}}}}
+	s := startServe(t, bin, freeAddr(t), filepath.Join(dir, "ui.db"), "--config", uiAgents(t, model, images, external))
 	tok := startServe(t, bin, freeAddr(t), filepath.Join(dir, "token.db"), "--token", "s3cret")
 	proxy, cut := cutProxy(t, strings.TrimPrefix(s.url, "http://"))
 	t.Logf("serve: %s", s.stderr)

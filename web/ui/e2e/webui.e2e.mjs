@@ -143,6 +143,93 @@ try {
   await page.getByRole("button", { name: "Deny" }).click();
   await finished(page, "completed");
 
+  step("approve a confirmation by keyboard only: Tab to Approve, Enter");
+  await newSession("external");
+  const extSID = sessionID();
+  const extBadge = (p, text) => p.locator(`#session-list a[data-session="${extSID}"] .badge`, { hasText: new RegExp(`^${text}$`) }).waitFor();
+  const extCall = (p = page) => lastReply(p).locator('.tool.call[data-call="call_ext"]');
+  await send("EXTERNAL serendipity");
+  await approve.waitFor();
+  await extCall().and(page.locator("[data-state=asking]")).waitFor();
+  await messageBox().focus();
+  let tabs = 0;
+  while (!(await approve.evaluate((el) => el === document.activeElement))) {
+    assert.ok(++tabs < 200, "Tab never reached Approve");
+    await page.keyboard.press("Tab");
+  }
+  await shot(page, "06b-keyboard-approve");
+  await page.keyboard.press("Enter");
+
+  step("an external call: its card and the badge, a reload, two tabs, the result pasted in one");
+  const extCard = (p = page) => p.getByRole("region", { name: "Result of lookup" });
+  await extCard().waitFor();
+  await approve.waitFor({ state: "detached" });
+  await extCall().and(page.locator("[data-state=submitted]")).waitFor();
+  assert.match(await extCard().locator("pre.args").textContent(), /"word": "serendipity"/, "the card shows the call's arguments");
+  await page.locator("#status", { hasText: /^awaiting external result$/ }).waitFor();
+  await extBadge(page, "awaiting external result");
+  assert.equal(await page.getByRole("button", { name: "Stop" }).isDisabled(), true, "nothing to stop while the host runs the tool");
+  await shot(page, "06c-external-card");
+  await page.reload();
+  await extCard().waitFor();
+  await extCall().and(page.locator("[data-state=submitted]")).waitFor();
+  await extBadge(page, "awaiting external result");
+  await shot(page, "06d-external-reloaded");
+  const second = await ctx.newPage();
+  watch(second, origin, failures);
+  await second.goto(page.url());
+  await extCard(second).waitFor();
+  await extBadge(second, "awaiting external result");
+  await shot(second, "06e-external-second-tab");
+  const pasted = "a happy accident (from the host)";
+  await page.getByRole("textbox", { name: "Result of lookup" }).fill(pasted);
+  await extCard().getByRole("button", { name: "Submit result" }).click();
+  await finished(page, "completed");
+  await finished(second, "completed");
+  await extCard(second).waitFor({ state: "detached" });
+  assert.equal(await extCard().count(), 0, "the card is gone in the tab that answered");
+  for (const p of [page, second]) {
+    await lastReply(p).locator(".tool.result[data-state=success]", { hasText: pasted }).waitFor();
+    await extCall(p).and(p.locator("[data-state=finished]")).waitFor();
+    assert.equal((await lastReply(p).locator(":scope > .md").textContent()).trim(), `the lookup says: ${pasted}`);
+    await extBadge(p, "idle");
+  }
+  await shot(page, "06f-external-answered-first");
+  await shot(second, "06f-external-answered-second");
+  await second.close();
+
+  step("an external result submitted as an error");
+  await send("EXTERNAL qwzx");
+  await approve.click();
+  await extCard().waitFor();
+  await page.getByRole("textbox", { name: "Result of lookup" }).fill("no such word");
+  await extCard().getByRole("button", { name: "Submit as error" }).click();
+  await finished(page, "completed");
+  await lastReply().locator(".tool.result[data-state=error]", { hasText: "no such word" }).waitFor();
+  assert.equal(await extCard().count(), 0, "the card is gone");
+  await shot(page, "06g-external-error");
+
+  step("the external call's states over the event log: pending, asking, allowed, submitted, finished");
+  {
+    const range = page.getByRole("slider", { name: "Time travel" });
+    const last = Number(await range.getAttribute("max"));
+    const states = [];
+    for (let at = 0; at <= last; at++) {
+      await range.evaluate((el, v) => {
+        el.value = String(v);
+        el.dispatchEvent(new Event("input", { bubbles: true }));
+      }, at);
+      await page.locator(`#scrub-at[data-at="${at}"]`).waitFor();
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const call = page.locator("article.msg.assistant").first().locator('.tool.call[data-call="call_ext"]');
+      const state = (await call.count()) ? await call.getAttribute("data-state") : null;
+      if (state && states[states.length - 1] !== state) states.push(state);
+    }
+    assert.deepEqual(states, ["pending", "asking", "allowed", "submitted", "finished"], "the call's states, in order");
+    // The last position is the live end again.
+    await page.locator("#scrub-at", { hasText: "live" }).waitFor();
+  }
+
   step("reload mid-stream: the reply finishes with its text intact");
   await newSession("scripted");
   const slowText = Array.from({ length: 40 }, (_, i) => `word${String(i + 1).padStart(2, "0")}`).join(" ");

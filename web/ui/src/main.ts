@@ -332,7 +332,9 @@ function drawControls(o: Open, shown: Shown[]): void {
 
 function awaiting(m: Obj): Block[] {
   const content: Block[] = m.content ?? [];
-  const answered = new Set(content.filter((b) => b.type === "tool_result").map((b) => b.id));
+  // A submitted call already has its result block, opened (running) by
+  // TOOL_RESULT_START before the reply parked; only a closed one answers it.
+  const answered = new Set(content.filter((b) => b.type === "tool_result" && b.state !== "running").map((b) => b.id));
   return content.filter((b) => b.type === "tool_call" && !answered.has(b.id) && (b.state === "asking" || b.state === "submitted"));
 }
 

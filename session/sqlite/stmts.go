@@ -188,6 +188,12 @@ func (s *Store) begin(ctx context.Context) (*wtx, error) {
 	// Prepared before the transaction begins (once, on the first write).
 	stmts := s.wstmts.get(ctx)
 	if _, err := s.wtxs.begin.ExecContext(ctx); err != nil {
+		// A context done while BEGIN ran fails the call even when BEGIN
+		// took effect (the driver reports the context's error after the
+		// statement): roll back whatever it began, or the connection stays
+		// in that transaction and every later BEGIN fails. ROLLBACK's error
+		// ("no transaction is active") is the usual case, not news.
+		_, _ = s.wtxs.rollback.ExecContext(context.Background())
 		<-s.wsem
 		return nil, err
 	}

@@ -273,6 +273,9 @@ func (s *Store) write(ctx context.Context, fn func(*wtx) error) error {
 	if err != nil {
 		return fail(ctx, err)
 	}
+	// A panic in fn (a caller's Config.Now or IDs, say) still frees the
+	// writer: no later write would ever get it otherwise.
+	defer tx.rollback()
 	if err := fn(tx); err != nil {
 		tx.rollback()
 		return fail(ctx, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // A context cancelled while BEGIN IMMEDIATE runs can make the driver
@@ -35,4 +36,27 @@ func TestCancelDuringBeginLeavesNoTransaction(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 3000 writes cancelled", cancelled)
+}
+
+// A panic inside a write transaction rolls it back and frees the writer.
+func TestPanicInWriteFreesWriter(t *testing.T) {
+	s, err := Open(t.Context(), Config{Path: filepath.Join(t.TempDir(), "test.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("no panic")
+			}
+		}()
+		_ = s.write(t.Context(), func(*wtx) error { panic("boom") })
+	}()
+	// Bounded so that a writer never freed fails the test, not hangs it.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := s.write(ctx, func(*wtx) error { return nil }); err != nil {
+		t.Fatalf("a write after a panicked one: %v", err)
+	}
 }

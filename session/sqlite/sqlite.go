@@ -136,6 +136,7 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 	}
 	r, err := sql.Open("sqlite", dsn("_pragma", "query_only(1)"))
 	if err != nil {
+		s.wtxs.close()
 		s.wc.Close() // back to w, which then closes it
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
@@ -145,6 +146,7 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 	s.r = r
 	ck, err := sql.Open("sqlite", dsn())
 	if err != nil {
+		s.wtxs.close()
 		s.wc.Close()
 		w.Close()
 		r.Close()
@@ -215,11 +217,15 @@ func migrateTo(ctx context.Context, db *sql.DB, version int) error {
 func (s *Store) Close() error {
 	s.closed.Do(func() { close(s.ckStop) })
 	<-s.ckDone
+	// The writer's statements first: prepared on the held connection,
+	// they would keep it open past w.Close (with its write lock, when a
+	// transaction is open).
+	stErr := errors.Join(s.wstmts.close(), s.wtxs.close())
 	wcErr := s.wc.Close()
 	if errors.Is(wcErr, sql.ErrConnDone) {
 		wcErr = nil // a second Close: given back already
 	}
-	return errors.Join(s.ck.Close(), s.r.Close(), wcErr, s.w.Close())
+	return errors.Join(s.ck.Close(), s.r.Close(), stErr, wcErr, s.w.Close())
 }
 
 // checkpointEvery and checkpointCommits say when the WAL is copied into

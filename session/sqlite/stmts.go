@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -126,6 +127,35 @@ func (l *lazyStmts) get(ctx context.Context) map[string]*sql.Stmt {
 	return m
 }
 
+// close closes the prepared statements (a statement prepared on a
+// sql.Conn is closed by nothing else, and SQLite keeps a connection with
+// an unfinalized statement open, its files and locks with it, after
+// sqlite3_close_v2); a later get has none and runs its statements
+// unprepared.
+func (l *lazyStmts) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var errs []error
+	if m := l.ready.Load(); m != nil {
+		for _, st := range *m {
+			errs = append(errs, st.Close())
+		}
+	}
+	none := map[string]*sql.Stmt{}
+	l.ready.Store(&none)
+	return errors.Join(errs...)
+}
+
+func (w wtxStmts) close() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{w.begin, w.commit, w.rollback} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
 func writerStmts() []string {
 	w := slices.Clone(writeStmts)
 	for _, n := range insertChunks {
@@ -152,6 +182,7 @@ func (s *Store) holdWriter(ctx context.Context) error {
 	var sts [3]*sql.Stmt
 	for i, q := range []string{`BEGIN IMMEDIATE`, `COMMIT`, `ROLLBACK`} {
 		if sts[i], err = c.PrepareContext(ctx, q); err != nil {
+			wtxStmts{begin: sts[0], commit: sts[1], rollback: sts[2]}.close()
 			c.Close()
 			return fmt.Errorf("prepare %q: %w", q, err)
 		}

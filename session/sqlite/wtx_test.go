@@ -2,9 +2,14 @@ package sqlite
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/agentscope-go/agentscope/session"
 )
 
 // A context cancelled while BEGIN IMMEDIATE runs can make the driver
@@ -58,5 +63,55 @@ func TestPanicInWriteFreesWriter(t *testing.T) {
 	defer cancel()
 	if err := s.write(ctx, func(*wtx) error { return nil }); err != nil {
 		t.Fatalf("a write after a panicked one: %v", err)
+	}
+}
+
+// Close gives the writer connection up for good, its prepared statements
+// included: SQLite keeps a connection with an unfinalized statement open
+// (its files, and its write lock when a transaction is open) after it is
+// closed. A run's start still open at Close is rolled back, and the next
+// store on the file writes at once; the last store closed leaves no WAL.
+func TestCloseGivesBackWriter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "test.db")
+	s, err := Open(t.Context(), Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := session.Key{UserID: "u", SessionID: rec.ID}
+	_, op, err := s.OpenRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Rollback(); err == nil {
+		t.Error("the opening's rollback after Close: no error")
+	}
+	// A short busy timeout: a write lock still held fails the open's
+	// migrations' BEGIN quickly rather than after the default 5 s.
+	s2, err := Open(t.Context(), Config{Path: path, BusyTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("open after a Close with a run's start open: %v", err)
+	}
+	got, err := s2.GetSession(t.Context(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != session.StatusIdle {
+		t.Errorf("status %q after Close rolled the start back, want idle", got.Status)
+	}
+	if _, err := s2.BeginRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + "-wal"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the WAL after the last Close: %v, want it checkpointed and removed", err)
 	}
 }

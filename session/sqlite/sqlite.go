@@ -213,15 +213,23 @@ func migrateTo(ctx context.Context, db *sql.DB, version int) error {
 }
 
 // Close stops the checkpoints and closes the connections (the last one
-// to close checkpoints the WAL into the file).
+// to close checkpoints the WAL into the file). It waits for a write
+// transaction in progress, a run's start still open (RunOpener) included,
+// to commit or roll back; the writes that begin after it fail.
 func (s *Store) Close() error {
 	s.closed.Do(func() { close(s.ckStop) })
 	<-s.ckDone
 	// The writer's statements first: prepared on the held connection,
 	// they would keep it open past w.Close (with its write lock, when a
-	// transaction is open).
+	// transaction is open). They are closed between transactions, holding
+	// the writer's slot: a statement closed while a transaction reads its
+	// rows is freed under them (a crash in the driver). A transaction in
+	// progress is waited for: a run's start held open ends within the
+	// engine's hold (openHold), the others within their statements.
+	s.wsem <- struct{}{}
 	stErr := errors.Join(s.wstmts.close(), s.wtxs.close())
 	wcErr := s.wc.Close()
+	<-s.wsem
 	if errors.Is(wcErr, sql.ErrConnDone) {
 		wcErr = nil // a second Close: given back already
 	}

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,8 +71,9 @@ func TestPanicInWriteFreesWriter(t *testing.T) {
 // Close gives the writer connection up for good, its prepared statements
 // included: SQLite keeps a connection with an unfinalized statement open
 // (its files, and its write lock when a transaction is open) after it is
-// closed. A run's start still open at Close is rolled back, and the next
-// store on the file writes at once; the last store closed leaves no WAL.
+// closed. Close waits for a run's start still open; once that is rolled
+// back the next store on the file writes at once; the last store closed
+// leaves no WAL.
 func TestCloseGivesBackWriter(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "test.db")
 	s, err := Open(t.Context(), Config{Path: path})
@@ -86,11 +89,14 @@ func TestCloseGivesBackWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Close(); err != nil {
+	// Close waits for the open start, rolled back meanwhile.
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	if err := op.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	if err := op.Rollback(); err == nil {
-		t.Error("the opening's rollback after Close: no error")
+	if err := <-closed; err != nil {
+		t.Fatal(err)
 	}
 	// A short busy timeout: a write lock still held fails the open's
 	// migrations' BEGIN quickly rather than after the default 5 s.
@@ -113,5 +119,51 @@ func TestCloseGivesBackWriter(t *testing.T) {
 	}
 	if _, err := os.Stat(path + "-wal"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the WAL after the last Close: %v, want it checkpointed and removed", err)
+	}
+}
+
+// Close while writers are at work: each of them ends with an error once
+// the store is closed (none waits for ever for the writer), and Close
+// itself returns.
+func TestCloseDuringWrites(t *testing.T) {
+	s, err := Open(t.Context(), Config{Path: filepath.Join(t.TempDir(), "test.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := session.Key{UserID: "u", SessionID: rec.ID}
+	const writers = 4
+	var wrote atomic.Int64
+	errs := make(chan error, writers)
+	for range writers {
+		go func() {
+			for {
+				r, op, err := s.OpenRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Hour})
+				if err == nil {
+					if _, err = op.Commit(t.Context(), session.RunAppend{}); err == nil {
+						_, err = s.FinishRun(t.Context(), k, r.Lease, session.RunEnd{Status: session.StatusIdle})
+					}
+				}
+				if err != nil && !errors.Is(err, session.ErrLeased) {
+					errs <- err
+					return
+				}
+				wrote.Add(1)
+			}
+		}()
+	}
+	for wrote.Load() < 20 {
+		runtime.Gosched()
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range writers {
+		if err := <-errs; err == nil {
+			t.Error("a writer ended without an error")
+		}
 	}
 }

@@ -65,6 +65,9 @@ type Agent struct {
 	// estWarm says its counts may be reused (see run.countCached).
 	est     []estSlot
 	estWarm bool
+	// estTail is the tail of that count's input, counted again by the
+	// next (it grew after: see run.countCached).
+	estTail *message.Msg
 	// stamper stamps the events emitted on a reply's own goroutine (the
 	// loop's and the reasoning steps', not a concurrent batch's workers);
 	// one reply runs at a time. Event ids need to be unique, not

@@ -693,3 +693,33 @@ func TestTokenCounterError(t *testing.T) {
 		t.Fatalf("state changed: %d messages, summary %q", len(st.Context), st.Summary.Text)
 	}
 }
+
+// The answer a reply's last step adds to its message, after the step's
+// count, is counted at the next reply: there the message is no longer
+// the tail, and a count remembered from while it was must not stand for
+// it. The answer alone is over the threshold, so the next reply's first
+// step compresses.
+func TestCompressionCountsLastAnswerOfPreviousReply(t *testing.T) {
+	turns := []scripted.Turn{
+		scripted.Stream(scripted.ToolCall("c1", "lister", `{"input": "a"}`)),
+		scripted.Stream(scripted.Text(strings.Repeat("long answer ", 500))),
+		scripted.Stream(scripted.ToolCall("sum1", summaryFunc, summaryInput)),
+		scripted.Stream(scripted.Text("ok")),
+	}
+	lister := makeTool(t, toolSpec{name: "lister"})
+	a, m := newAgent(t, turns, []tool.Tool{lister}, withContext(agent.ContextConfig{ContextSize: 1000}))
+	if r := mustReply(t, a, user("first")); r.res.Outcome != agent.OutcomeCompleted {
+		t.Fatalf("first reply: outcome %v: %s", r.res.Outcome, r.kinds())
+	}
+	if n := len(m.Calls()); n != 2 {
+		t.Fatalf("first reply: %d model calls, want 2 (no compression)", n)
+	}
+	if r := mustReply(t, a, user("next")); r.res.Outcome != agent.OutcomeCompleted {
+		t.Fatalf("second reply: outcome %v: %s", r.res.Outcome, r.kinds())
+	}
+	rec := m.Calls()
+	if len(rec) != 4 || !isSummaryCall(rec[2]) || isSummaryCall(rec[3]) {
+		t.Fatalf("second reply: want a summary call, then the reasoning call; got %d calls in all (third a summary call: %v)",
+			len(rec), len(rec) > 2 && isSummaryCall(rec[2]))
+	}
+}

@@ -25,7 +25,8 @@ type estSlot struct {
 // much as counting them). The
 // tail is the one message the agent changes in place (the reply's message
 // grows block by block and text by text; a parked reply's results join
-// it); the image eviction replaces blocks in place and a compression
+// it), and it goes on growing after the reply's last count (the last
+// step's answer), so the previous count's tail is counted again too; the image eviction replaces blocks in place and a compression
 // replaces messages, and both make the next count walk everything
 // (Agent.estWarm). A middleware may change anything through ReplyState:
 // with one registered there is no cache. What is not seen is a caller's
@@ -47,6 +48,10 @@ func (r *run) countCached(e *Estimator, msgs []*message.Msg, tools []model.ToolS
 	}
 	var n, data int
 	last := len(msgs) - 1
+	// The previous count's tail is counted again as well: the reply's
+	// message grows after its reply's last count (that step's answer, its
+	// closing results) and is no longer the tail at the next reply's.
+	prevTail := a.estTail
 	for k, m := range msgs {
 		if m == nil {
 			continue
@@ -54,7 +59,7 @@ func (r *run) countCached(e *Estimator, msgs []*message.Msg, tools []model.ToolS
 		// The check reads the slot, never the message: a prior message
 		// read per step would cost a cache miss each, as much as its walk.
 		s, im := &slots[k], k >= from
-		if warm && s.m == m && s.im == im && k != last {
+		if warm && s.m == m && s.im == im && k != last && m != prevTail {
 			n, data, images = n+s.n, data+s.data, images+s.images
 			continue
 		}
@@ -70,6 +75,13 @@ func (r *run) countCached(e *Estimator, msgs []*message.Msg, tools []model.ToolS
 	}
 	if old > len(msgs) {
 		clear(slots[len(msgs):old])
+	}
+	var tail *message.Msg
+	if last >= 0 {
+		tail = msgs[last]
+	}
+	if a.estTail != tail {
+		a.estTail = tail
 	}
 	a.est = slots
 	return e.total(n, data, tools), images

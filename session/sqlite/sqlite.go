@@ -136,6 +136,7 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 	}
 	r, err := sql.Open("sqlite", dsn("_pragma", "query_only(1)"))
 	if err != nil {
+		s.wtxs.close()
 		s.wc.Close() // back to w, which then closes it
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", cfg.Path, err)
@@ -145,6 +146,7 @@ func open(ctx context.Context, cfg Config, version int) (*Store, error) {
 	s.r = r
 	ck, err := sql.Open("sqlite", dsn())
 	if err != nil {
+		s.wtxs.close()
 		s.wc.Close()
 		w.Close()
 		r.Close()
@@ -211,15 +213,27 @@ func migrateTo(ctx context.Context, db *sql.DB, version int) error {
 }
 
 // Close stops the checkpoints and closes the connections (the last one
-// to close checkpoints the WAL into the file).
+// to close checkpoints the WAL into the file). It waits for a write
+// transaction in progress, a run's start still open (RunOpener) included,
+// to commit or roll back; the writes that begin after it fail.
 func (s *Store) Close() error {
 	s.closed.Do(func() { close(s.ckStop) })
 	<-s.ckDone
+	// The writer's statements first: prepared on the held connection,
+	// they would keep it open past w.Close (with its write lock, when a
+	// transaction is open). They are closed between transactions, holding
+	// the writer's slot: a statement closed while a transaction reads its
+	// rows is freed under them (a crash in the driver). A transaction in
+	// progress is waited for: a run's start held open ends within the
+	// engine's hold (openHold), the others within their statements.
+	s.wsem <- struct{}{}
+	stErr := errors.Join(s.wstmts.close(), s.wtxs.close())
 	wcErr := s.wc.Close()
+	<-s.wsem
 	if errors.Is(wcErr, sql.ErrConnDone) {
 		wcErr = nil // a second Close: given back already
 	}
-	return errors.Join(s.ck.Close(), s.r.Close(), wcErr, s.w.Close())
+	return errors.Join(s.ck.Close(), s.r.Close(), stErr, wcErr, s.w.Close())
 }
 
 // checkpointEvery and checkpointCommits say when the WAL is copied into
@@ -273,6 +287,9 @@ func (s *Store) write(ctx context.Context, fn func(*wtx) error) error {
 	if err != nil {
 		return fail(ctx, err)
 	}
+	// A panic in fn (a caller's Config.Now or IDs, say) still frees the
+	// writer: no later write would ever get it otherwise.
+	defer tx.rollback()
 	if err := fn(tx); err != nil {
 		tx.rollback()
 		return fail(ctx, err)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -126,6 +127,35 @@ func (l *lazyStmts) get(ctx context.Context) map[string]*sql.Stmt {
 	return m
 }
 
+// close closes the prepared statements (a statement prepared on a
+// sql.Conn is closed by nothing else, and SQLite keeps a connection with
+// an unfinalized statement open, its files and locks with it, after
+// sqlite3_close_v2); a later get has none and runs its statements
+// unprepared.
+func (l *lazyStmts) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var errs []error
+	if m := l.ready.Load(); m != nil {
+		for _, st := range *m {
+			errs = append(errs, st.Close())
+		}
+	}
+	none := map[string]*sql.Stmt{}
+	l.ready.Store(&none)
+	return errors.Join(errs...)
+}
+
+func (w wtxStmts) close() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{w.begin, w.commit, w.rollback} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
 func writerStmts() []string {
 	w := slices.Clone(writeStmts)
 	for _, n := range insertChunks {
@@ -152,6 +182,7 @@ func (s *Store) holdWriter(ctx context.Context) error {
 	var sts [3]*sql.Stmt
 	for i, q := range []string{`BEGIN IMMEDIATE`, `COMMIT`, `ROLLBACK`} {
 		if sts[i], err = c.PrepareContext(ctx, q); err != nil {
+			wtxStmts{begin: sts[0], commit: sts[1], rollback: sts[2]}.close()
 			c.Close()
 			return fmt.Errorf("prepare %q: %w", q, err)
 		}
@@ -188,6 +219,12 @@ func (s *Store) begin(ctx context.Context) (*wtx, error) {
 	// Prepared before the transaction begins (once, on the first write).
 	stmts := s.wstmts.get(ctx)
 	if _, err := s.wtxs.begin.ExecContext(ctx); err != nil {
+		// A context done while BEGIN ran fails the call even when BEGIN
+		// took effect (the driver reports the context's error after the
+		// statement): roll back whatever it began, or the connection stays
+		// in that transaction and every later BEGIN fails. ROLLBACK's error
+		// ("no transaction is active") is the usual case, not news.
+		_, _ = s.wtxs.rollback.ExecContext(context.Background())
 		<-s.wsem
 		return nil, err
 	}

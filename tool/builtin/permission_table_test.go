@@ -266,6 +266,9 @@ var permissionTable = map[string][]tableRow{
 		{"echo " + strings.Repeat("{a,b}", 40), asks}, {"echo " + strings.Repeat("{a,b}", 13), readOnly},
 		{"echo " + strings.Repeat("{a,b}", 14), asks}, {"echo {1..5000} {1..5001}", asks},
 		{"echo {{1..200},{1..200}}{1..30}", asks}, {"echo '{1..1000000000}'", readOnly}, {"echo {1..x}", readOnly},
+		{"for i in {1..1000000000}; do :; done", safety}, {"a=({1..1000000000})", asks}, {"declare -a a=({1..1000000000})", asks},
+		{"local a=({1..1000000000})", asks}, {"cat < {1..1000000000}", asks}, {"select i in {1..1000000000}; do break; done", safety},
+		{"echo {1..1000000000} >/dev/null", asks}, {"x=$(echo {1..1000000000})", safety},
 	},
 	// The bypasses a review found, each now asked for.
 	"reviewed bypasses": {

@@ -541,9 +541,9 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 			a.paths(o, dir, dst)
 		}
 		if dst == &a.l.trees {
-			if deep, follow := readsWholeTree(name, &p); deep || follow {
+			if deep, how := readsWholeTree(name, &p); deep {
 				for _, t := range a.l.trees[n:] {
-					a.l.deep = append(a.l.deep, deepRef{pathRef: t, follow: follow})
+					a.l.deep = append(a.l.deep, deepRef{pathRef: t, how: how})
 				}
 			}
 		}
@@ -556,33 +556,45 @@ func (a *analyzer) invoke(name string, spec *cmdSpec, args []arg, dir dirState) 
 	return a.edit(name, spec, &p, dir)
 }
 
-// deepRef is a tree a command reads whole; follow is set when it follows
-// the symlinks below it too.
+// deepRef is a tree a command reads whole, and how it walks it.
 type deepRef struct {
 	pathRef
-	follow bool
+	how TreeRead
 }
 
 // readsWholeTree reports whether a read of directories reads every file
-// below them, hidden and untracked ones included (deep: grep -r, rg,
-// diff -r, git grep --untracked or --no-index), and whether it follows
-// the symlinks there (grep -R, rg -L). rg skips hidden files (every
-// dotenv file is one) only by default: a -g glob or a "!.env" in an
-// ignore file of the tree brings them back, so it counts as deep. git
-// grep reads only what git tracks, which gitObjects judges.
-func readsWholeTree(name string, p *parsedArgs) (deep, follow bool) {
+// below them, untracked ones included (deep: grep -r, rg, diff -r, git
+// grep --untracked or --no-index), and how it walks them: following the
+// symlinks there (grep -R, rg -L), skipping directories by name (grep
+// --exclude-dir=NAME), or skipping hidden files (rg, every dotenv file
+// being one) unless a -g glob, --hidden or -u asks for them. git grep
+// reads only what git tracks, which gitObjects judges.
+func readsWholeTree(name string, p *parsedArgs) (deep bool, how TreeRead) {
 	switch name {
 	case "grep", "egrep", "fgrep":
-		return true, p.has("-R", "--dereference-recursive")
+		how.Follow = p.has("-R", "--dereference-recursive")
+		for _, v := range p.vals["--exclude-dir"] {
+			// A glob is matched by grep's fnmatch, not resolved here: only
+			// a plain name is skipped by the walk too.
+			if v.literal && !v.glob && v.value != "" && !strings.ContainsAny(v.value, "*?[\\/") {
+				how.SkipDirs = append(how.SkipDirs, v.value)
+			}
+		}
+		if len(how.SkipDirs) != len(p.vals["--exclude-dir"]) {
+			how.SkipDirs = nil // one not understood: the whole tree
+		}
+		return true, how
 	case "rg":
-		return true, p.has("-L", "--follow")
+		how.Follow = p.has("-L", "--follow")
+		how.SkipHidden = !p.has("-g", "--glob", "--iglob", "--hidden", "-u", "--unrestricted")
+		return true, how
 	case "diff":
 		// diff -rN prints a file only one side has whole.
-		return p.has("-r", "--recursive"), false
+		return p.has("-r", "--recursive"), how
 	case "git grep", "git diff":
-		return p.has("--untracked", "--no-index"), false
+		return p.has("--untracked", "--no-index"), how
 	}
-	return false, false
+	return false, how
 }
 
 // gitObjects records what a git subcommand reads beyond its operands as
@@ -620,9 +632,9 @@ func (a *analyzer) gitObjects(name string, spec *cmdSpec, p *parsedArgs, dir dir
 	if whole {
 		n := len(a.l.trees)
 		a.paths(arg{value: ".", literal: true}, top, &a.l.trees)
-		if deep, _ := readsWholeTree(name, p); deep {
+		if deep, how := readsWholeTree(name, p); deep {
 			for _, t := range a.l.trees[n:] {
-				a.l.deep = append(a.l.deep, deepRef{pathRef: t})
+				a.l.deep = append(a.l.deep, deepRef{pathRef: t, how: how})
 			}
 		}
 	}

@@ -312,7 +312,7 @@ func (l *lineAnalysis) secret(cfg Config) (string, string) {
 		}
 	}
 	for _, t := range l.deep {
-		if cfg.TreeHoldsSecrets(t.abs, "", t.follow) {
+		if cfg.TreeHoldsSecrets(t.abs, "", t.how) {
 			return t.shown, "it reaches a directory holding secrets (or too large to look through)"
 		}
 	}

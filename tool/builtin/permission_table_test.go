@@ -378,7 +378,13 @@ var permissionTable = map[string][]tableRow{
 		// proj/.env does (git grep reads what git tracks), and one that
 		// follows links a link to a secret.
 		{"grep -r KEY .", safety}, {"grep -rn KEY", safety}, {"egrep -r KEY .", safety},
-		{"rg --hidden KEY", safety}, {"rg -uu KEY", safety}, {"rg KEY", safety}, {"rg -g .env KEY", safety}, {"rg KEY sub", readOnly},
+		{"rg --hidden KEY", safety}, {"rg -uu KEY", safety}, {"rg -u KEY", safety}, {"rg -g .env KEY", safety}, {"rg KEY sub", readOnly},
+		// rg leaves hidden files out (every dotenv file is one) unless an
+		// ignore file whitelists them (none in WD); grep --exclude-dir
+		// leaves a directory named plainly out.
+		{"rg KEY", readOnly}, {"rg -n KEY .", readOnly}, {"rg --iglob '*' KEY", safety}, {"rg --unrestricted KEY", safety},
+		{"grep -r --exclude-dir=proj KEY .", readOnly}, {"grep -r --exclude-dir=sub KEY .", safety},
+		{"grep -r --exclude-dir='p*' KEY .", safety}, {"grep -r --exclude-dir=proj --exclude-dir='*' KEY .", safety},
 		{"diff -rN proj sub", safety}, {"diff --recursive proj sub", safety}, {"diff -r sub sub", readOnly},
 		{"git grep --untracked KEY", safety}, {"git grep --no-index KEY", safety},
 		{"rg -L KEY", safety}, {"grep -R KEY .", safety}, {"grep -R KEY sub", readOnly}, {"grep -r KEY sub", readOnly},

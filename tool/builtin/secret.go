@@ -1,8 +1,10 @@
 package builtin
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentscope-go/agentscope/internal/realpath"
@@ -133,30 +135,110 @@ func (c Config) HoldsSecrets(dir, base string) bool {
 	return false
 }
 
-// TreeHoldsSecrets reports whether a recursive read of dir (grep -r, rg
-// --hidden, git grep --untracked) would reach a secret path:
-// HoldsSecrets, or a dotenv file anywhere below it (grep -r . read the
-// config/.env that cat config/.env asks for), or with follow (grep -R,
-// rg -L) a symlink there to a secret. A tree too large to look through
-// within treeBudget entries is taken to hold one.
-func (c Config) TreeHoldsSecrets(dir, base string, follow bool) bool {
+// TreeRead is how a recursive read walks a tree. The zero value reads
+// every file below the top, not through symlinks (grep -r).
+type TreeRead struct {
+	// Follow: it follows the symlinks below the top (grep -R, rg -L).
+	Follow bool
+	// SkipHidden: it leaves out hidden files and directories, unless an
+	// ignore file whitelists some (rg's default: a "!.env" line in a
+	// .gitignore, .ignore or .rgignore of the tree or above it, or in
+	// git's own excludes, brings one back).
+	SkipHidden bool
+	// SkipDirs are names of directories it does not enter
+	// (grep --exclude-dir=node_modules).
+	SkipDirs []string
+}
+
+// TreeHoldsSecrets reports whether a recursive read of dir (grep -r, rg,
+// git grep --untracked) would reach a secret path: HoldsSecrets, or a
+// dotenv file anywhere below it that the read does not leave out (grep -r
+// . read the config/.env that cat config/.env asks for), or when it
+// follows symlinks a symlink there to a secret. A tree too large to look
+// through within treeBudget entries is taken to hold one.
+func (c Config) TreeHoldsSecrets(dir, base string, how TreeRead) bool {
 	if c.HoldsSecrets(dir, base) {
 		return true
 	}
+	abs := absPath(expandUser(dir), base)
+	if how.SkipHidden && whitelistAbove(abs) {
+		how.SkipHidden = false
+	}
 	budget := treeBudget
-	return c.treeHoldsSecrets(absPath(expandUser(dir), base), follow, &budget)
+	return c.treeHoldsSecrets(abs, &how, &budget)
 }
 
-// treeBudget bounds the entries HoldsSecrets looks at below a directory:
-// a repository's tree fits, / or /usr does not.
-const treeBudget = 20000
+// treeBudget bounds the entries TreeHoldsSecrets looks at below a
+// directory: a repository's tree, its node_modules included, fits; / or
+// /usr does not. Reading 100,000 entries takes tens of milliseconds.
+const treeBudget = 100000
+
+// ignoreFiles are the files in a directory whose "!" lines can bring a
+// hidden file back into rg's walk.
+var ignoreFiles = []string{".gitignore", ".ignore", ".rgignore", ".git/info/exclude"}
+
+// whitelists reports whether an ignore file of dir has a "!" line (or
+// cannot be read whole within a megabyte).
+func whitelists(dir string) bool {
+	for _, name := range ignoreFiles {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(f, 1<<20+1))
+		f.Close()
+		if err != nil || len(data) > 1<<20 {
+			return true
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "!") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// whitelistAbove reports whether an ignore file rg reads for a walk of
+// dir, outside the tree, may whitelist a hidden file: in dir's parents,
+// git's global excludes, or an excludesFile git's config names.
+func whitelistAbove(dir string) bool {
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		if whitelists(d) {
+			return true
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	home, _ := os.UserHomeDir()
+	cfgHome := os.Getenv("XDG_CONFIG_HOME")
+	if cfgHome == "" && home != "" {
+		cfgHome = filepath.Join(home, ".config")
+	}
+	if cfgHome != "" {
+		if data, err := os.ReadFile(filepath.Join(cfgHome, "git", "ignore")); err == nil && strings.Contains(string(data), "!") {
+			return true
+		}
+	}
+	for _, gc := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(cfgHome, "git", "config")} {
+		if data, err := os.ReadFile(gc); err == nil && strings.Contains(strings.ToLower(string(data)), "excludesfile") {
+			return true // a file elsewhere: taken to whitelist
+		}
+	}
+	return false
+}
 
 // treeHoldsSecrets walks dir (not through symlinks) for a dotenv file,
-// and with follow for a symlink to a secret path or to a directory
-// holding one, spending one of budget per entry; it reports true when
-// the budget runs out. A .git directory is not entered: it holds git's
-// objects, and a write into it asks.
-func (c Config) treeHoldsSecrets(dir string, follow bool, budget *int) bool {
+// and when how follows them for a symlink to a secret path or to a
+// directory holding one, spending one of budget per entry; it reports
+// true when the budget runs out. A .git directory is not entered: it
+// holds git's objects, and a write into it asks. With how.SkipHidden, an
+// ignore file that whitelists turns it off for the rest of the walk.
+func (c Config) treeHoldsSecrets(dir string, how *TreeRead, budget *int) bool {
+	if how.SkipHidden && whitelists(dir) {
+		how.SkipHidden = false
+	}
 	f, err := os.Open(dir)
 	if err != nil {
 		return false
@@ -172,12 +254,16 @@ func (c Config) treeHoldsSecrets(dir string, follow bool, budget *int) bool {
 		if *budget--; *budget < 0 {
 			return true
 		}
-		p := filepath.Join(dir, e.Name())
+		name := e.Name()
+		if how.SkipHidden && strings.HasPrefix(name, ".") {
+			continue
+		}
+		p := filepath.Join(dir, name)
 		switch {
-		case envFile(e.Name()):
+		case envFile(name):
 			return true
 		case e.Type()&os.ModeSymlink != 0:
-			if !follow {
+			if !how.Follow {
 				continue
 			}
 			if c.SecretPath(p, "") != "" || c.HoldsSecrets(p, "") {
@@ -190,8 +276,8 @@ func (c Config) treeHoldsSecrets(dir string, follow bool, budget *int) bool {
 					}
 				}
 			}
-		case e.IsDir() && e.Name() != ".git":
-			if c.treeHoldsSecrets(p, follow, budget) {
+		case e.IsDir() && name != ".git" && !slices.Contains(how.SkipDirs, name):
+			if c.treeHoldsSecrets(p, how, budget) {
 				return true
 			}
 		}

@@ -136,6 +136,7 @@ func TestDangerousPathThroughSymlink(t *testing.T) {
 // to hold one.
 func TestTreeHoldsSecrets(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	var cfg Config
 	root := t.TempDir()
 	clean, deep, linked, large := filepath.Join(root, "clean"), filepath.Join(root, "deep"), filepath.Join(root, "linked"), filepath.Join(root, "large")
@@ -155,19 +156,46 @@ func TestTreeHoldsSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range treeBudget + 1 {
-		write(filepath.Join(large, fmt.Sprintf("f%05d", i)))
+		write(filepath.Join(large, fmt.Sprintf("f%06d", i)))
 	}
+	// rg leaves hidden files and directories out unless an ignore file of
+	// the tree, or above it, whitelists them; grep --exclude-dir=NAME
+	// does not enter NAME.
+	hidden, hiddenDir, white, above, skipped := filepath.Join(root, "hidden"), filepath.Join(root, "hiddendir"), filepath.Join(root, "white"), filepath.Join(root, "above"), filepath.Join(root, "skipped")
+	for _, d := range []string{filepath.Join(hidden, "a"), filepath.Join(hiddenDir, ".cfg"), filepath.Join(white, "a"), filepath.Join(above, "sub", "a"), filepath.Join(skipped, "node_modules", "x")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(hidden, "a", ".env"))
+	write(filepath.Join(hiddenDir, ".cfg", ".env"))
+	write(filepath.Join(white, "a", ".env"))
+	if err := os.WriteFile(filepath.Join(white, "a", ".gitignore"), []byte("*.log\n  !.env\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(above, "sub", "a", ".env"))
+	if err := os.WriteFile(filepath.Join(above, ".ignore"), []byte("!.env*\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(skipped, "node_modules", "x", ".env"))
+	follow, rg := TreeRead{Follow: true}, TreeRead{SkipHidden: true}
 	for _, c := range []struct {
-		dir          string
-		follow, want bool
+		dir  string
+		how  TreeRead
+		want bool
 	}{
-		{clean, false, false}, {clean, true, false},
-		{deep, false, true},
-		{linked, false, false}, {linked, true, true},
-		{large, false, true},
+		{clean, TreeRead{}, false}, {clean, follow, false},
+		{deep, TreeRead{}, true},
+		{linked, TreeRead{}, false}, {linked, follow, true},
+		{large, TreeRead{}, true}, {large, rg, true},
+		{hidden, TreeRead{}, true}, {hidden, rg, false},
+		{hiddenDir, TreeRead{}, true}, {hiddenDir, rg, false},
+		{white, rg, true}, {filepath.Join(above, "sub"), rg, true},
+		{skipped, TreeRead{}, true}, {skipped, TreeRead{SkipDirs: []string{"node_modules"}}, false},
+		{skipped, TreeRead{SkipDirs: []string{"vendor"}}, true},
 	} {
-		if got := cfg.TreeHoldsSecrets(c.dir, "", c.follow); got != c.want {
-			t.Errorf("TreeHoldsSecrets(%s, follow %v) = %v, want %v", filepath.Base(c.dir), c.follow, got, c.want)
+		if got := cfg.TreeHoldsSecrets(c.dir, "", c.how); got != c.want {
+			t.Errorf("TreeHoldsSecrets(%s, %+v) = %v, want %v", filepath.Base(c.dir), c.how, got, c.want)
 		}
 		if cfg.HoldsSecrets(c.dir, "") {
 			t.Errorf("HoldsSecrets(%s): its top holds no secret", filepath.Base(c.dir))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -567,5 +568,43 @@ func TestMigrateInputIDs(t *testing.T) {
 	r3, err := s.BeginRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Minute, Input: json.RawMessage(`{"i":2}`)})
 	if err != nil || r3.Input.ID <= r.Input.ID || len(r3.Leftovers) != 0 {
 		t.Errorf("a new input after migration: %+v, leftovers %+v, %v", r3.Input, r3.Leftovers, err)
+	}
+}
+
+// The rescue's scan reads the partial indexes of the leased sessions and
+// of the pending inputs, never the whole sessions table: it runs at every
+// rescue interval of every process on the store.
+func TestRecoverableReadsIndexes(t *testing.T) {
+	s, err := Open(t.Context(), Config{Path: filepath.Join(t.TempDir(), "p.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows, err := s.r.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+d.Q.Recoverable, int64(1), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"SCAN s USING INDEX sessions_held", "SCAN i USING COVERING INDEX inputs_pending"} {
+		if !slices.Contains(plan, want) {
+			t.Errorf("Recoverable's plan lacks %q: %q", want, plan)
+		}
+	}
+	for _, step := range plan {
+		if strings.HasPrefix(step, "SCAN s") && step != "SCAN s USING INDEX sessions_held" {
+			t.Errorf("Recoverable scans the sessions: %q in %q", step, plan)
+		}
 	}
 }

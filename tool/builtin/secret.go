@@ -357,13 +357,47 @@ func homesOf(abs string) []string {
 			}
 		}
 	}
+	for _, h := range passwdHomes() {
+		if withinFold(abs, h) {
+			homes = append(homes, h)
+		}
+	}
+	return homes
+}
+
+// passwdFile lists the system's users and their homes (a variable for
+// the tests).
+var passwdFile = "/etc/passwd"
+
+// passwdHomes are the home directories the system's users file names:
+// the service accounts' homes lie outside /home (postgres's
+// /var/lib/postgresql holds its .pgpass). It is read at each call, so a
+// user added while the server runs is known; a file over 1 MB is read
+// to its first megabyte.
+func passwdHomes() []string {
+	f, err := os.Open(passwdFile)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	data, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+	var homes []string
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Split(line, ":")
+		if len(fields) < 7 {
+			continue
+		}
+		if h := filepath.Clean(fields[5]); filepath.IsAbs(h) && h != "/" {
+			homes = append(homes, h)
+		}
+	}
 	return homes
 }
 
 // allHomes are the home directories a recursive read may reach: ours,
-// root's, and each directory in /home and /Users.
+// root's, each directory in /home and /Users, and the users file's.
 func allHomes() []string {
-	homes := homesOf("/")
+	homes := append(homesOf("/"), passwdHomes()...)
 	for _, parent := range homeParents {
 		entries, err := os.ReadDir(parent)
 		if err != nil {

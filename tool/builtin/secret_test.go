@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -200,5 +201,36 @@ func TestTreeHoldsSecrets(t *testing.T) {
 		if cfg.HoldsSecrets(c.dir, "") {
 			t.Errorf("HoldsSecrets(%s): its top holds no secret", filepath.Base(c.dir))
 		}
+	}
+}
+
+// The service accounts' homes, outside /home, hold credentials as a
+// user's do: the users file names them.
+func TestPasswdHomesHoldSecrets(t *testing.T) {
+	passwd := filepath.Join(t.TempDir(), "passwd")
+	if err := os.WriteFile(passwd, []byte("root:x:0:0:root:/root:/bin/bash\n"+
+		"postgres:x:111:113:PostgreSQL administrator,,,:/var/lib/postgresql:/bin/bash\n"+
+		"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"+
+		"broken line\n"+"odd:x:1:1::relative/home:/bin/sh\n"+"slash:x:2:2::/:/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := passwdFile
+	passwdFile = passwd
+	t.Cleanup(func() { passwdFile = old })
+	var cfg Config
+	for _, c := range []struct {
+		path   string
+		secret bool
+	}{
+		{"/var/lib/postgresql/.pgpass", true}, {"/var/lib/postgresql/.ssh/id_ed25519", true},
+		{"/nonexistent/.aws/credentials", true}, {"/var/lib/postgresql/15/main/PG_VERSION", false},
+		{"/var/lib/other/.pgpass", false}, {"/.pgpass", false}, {"relative/home/.pgpass", false},
+	} {
+		if got := cfg.SecretPath(c.path, "/tmp") != ""; got != c.secret {
+			t.Errorf("SecretPath(%s) secret = %v, want %v", c.path, got, c.secret)
+		}
+	}
+	if !slices.Contains(allHomes(), "/var/lib/postgresql") {
+		t.Errorf("allHomes() = %v, without postgres's", allHomes())
 	}
 }

@@ -221,21 +221,7 @@ var commands = sync.OnceValue(func() map[string]*cmdSpec {
 				"--exclude-standard --no-exclude-standard --textconv --no-textconv --text"),
 				numeric: true, ops: opFirstWord, wordFlags: []string{"-e", "-f"}, recursive: always},
 			"config": {flags: flags("lz"+"f@", "--get --get-all --get-regexp --get-urlmatch --list --show-origin --show-scope --name-only --null --type= --default= --global --system --local --worktree --file=@ --blob= --includes --no-includes --bool --int --bool-or-int --path --expiry-date"),
-				ops: opWords, check: func(p *parsedArgs) string {
-					switch {
-					case p.has("--list", "-l"):
-						if len(p.operands) == 0 {
-							return ""
-						}
-					case p.has("--get", "--get-all", "--get-regexp", "--get-urlmatch"):
-						if len(p.operands) >= 1 && len(p.operands) <= 2 {
-							return ""
-						}
-					case len(p.operands) >= 1 && (p.operands[0].value == "get" || p.operands[0].value == "list"):
-						return ""
-					}
-					return "it sets or removes configuration"
-				}},
+				ops: opWords, check: gitConfigRead},
 			// stash, worktree, remote and reflog read only through the
 			// subcommands listed, named first: "git stash -m list" is git
 			// stash push.
@@ -583,6 +569,52 @@ func findReadOnly(args []arg) (starts []arg, why string) {
 		}
 	}
 	return starts, ""
+}
+
+// gitConfigRead lets git config read one setting by its name, never a
+// listing or a pattern: git's configuration can hold credentials (the
+// token actions/checkout leaves in http.<url>.extraheader, a
+// credential.helper's store, a url.<base>.insteadOf with a token in
+// it), and a setting whose name says it holds one asks too.
+func gitConfigRead(p *parsedArgs) string {
+	const lists = "it prints every setting, credentials among them (http.extraheader, url.insteadOf)"
+	ops := p.operands
+	// --blob reads the settings of a committed file, judged as a read of
+	// that file (git config --blob HEAD:.env --list asks as cat .env).
+	blob := p.has("--blob")
+	switch {
+	case p.has("--list", "-l", "--get-regexp", "--get-urlmatch", "--name-only"):
+		if blob && len(ops) <= 2 {
+			return ""
+		}
+		return lists
+	case p.has("--get", "--get-all"):
+	case len(ops) >= 1 && ops[0].value == "list":
+		if blob && len(ops) == 1 {
+			return ""
+		}
+		return lists
+	case len(ops) >= 1 && ops[0].value == "get":
+		if p.has("--all", "--regexp", "--url") && !blob {
+			return lists
+		}
+		ops = ops[1:]
+	default:
+		return "it sets or removes configuration"
+	}
+	if blob && len(ops) >= 1 && len(ops) <= 2 {
+		return ""
+	}
+	if len(ops) != 1 || !ops[0].literal {
+		return "it sets or removes configuration"
+	}
+	key := strings.ToLower(ops[0].value)
+	for _, w := range []string{"extraheader", "credential", "token", "password", "passwd", "secret", "insteadof", "auth", "cookie", "proxy"} {
+		if strings.Contains(key, w) {
+			return "it prints a setting that may hold a credential (" + ops[0].value + ")"
+		}
+	}
+	return ""
 }
 
 // ghRepoOnGitHub lets gh name a repository only as [OWNER/]REPO: gh

@@ -106,13 +106,21 @@ var permissionTable = map[string][]tableRow{
 		{"git remote -v", readOnly}, {"git remote get-url origin", readOnly}, {"git ls-files", readOnly},
 		{"git rev-parse --show-toplevel", readOnly}, {"git rev-parse HEAD", readOnly},
 		{"git blame a.txt", readOnly}, {"git grep -n foo", readOnly}, {"git config --get user.name", readOnly},
-		{"git config --list", readOnly}, {"git stash list", readOnly}, {"git reflog", readOnly},
+		{"git config get user.email", readOnly}, {"git stash list", readOnly}, {"git reflog", readOnly},
 		{"git describe --tags", readOnly}, {"git -C sub status", readOnly}, {"git --no-pager log", readOnly},
 		{"git cat-file -p HEAD", readOnly}, {"git worktree list", readOnly},
 		{"git remote show origin", readOnly}, {"git remote show -n origin", readOnly},
 		{"git remote show -n https://x.example/DATA", readOnly},
 	},
 	"git: writing or executing": {
+		// git's configuration can hold credentials (actions/checkout's
+		// token in http.<url>.extraheader): a listing or a pattern asks, and
+		// so does a setting whose name says it holds one.
+		{"git config --list", asks}, {"git config -l", asks}, {"git config --global --list", asks},
+		{"git config list", asks}, {"git config --get-regexp 'http.*'", asks}, {"git config --name-only --list", asks},
+		{"git config --get http.https://github.com/.extraheader", asks}, {"git config --get credential.helper", asks},
+		{"git config get --all url.x.insteadof", asks}, {"git config --get-all remote.origin.fetch", readOnly},
+		{"git config --get core.editor", readOnly},
 		{"git diff --output=/tmp/x", asks}, {"git diff --output /tmp/x", asks}, {"git log --output=x", asks},
 		{"git diff --ext-diff", asks}, {"git -c core.pager=sh log", asks}, {"git -c alias.x=!sh x", asks},
 		{"git --git-dir=/tmp/evil status", asks}, {"git --work-tree=/ status", asks},

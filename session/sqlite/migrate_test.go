@@ -495,25 +495,11 @@ func TestMigrateHeldIndex(t *testing.T) {
 	if keys, err := s.HeldBy(t.Context(), "o", 10); err != nil || !slices.Equal(keys, []session.Key{k}) {
 		t.Errorf("HeldBy after migration: %v, %v", keys, err)
 	}
-	rows, err := s.r.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+d.Q.HeldBy, "o", 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	rows.Close()
-	if !slices.Contains(plan, "SEARCH sessions USING INDEX sessions_held (lease_owner=?)") {
+	if plan := queryPlan(t, s, d.Q.HeldBy, "o", 10); !slices.Contains(plan, "SEARCH sessions USING INDEX sessions_held (lease_owner=?)") {
 		t.Errorf("HeldBy's plan: %q", plan)
 	}
 	var names []string
-	rows, err = s.r.QueryContext(t.Context(), `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions' AND name LIKE 'sessions_%' ORDER BY name`)
+	rows, err := s.r.QueryContext(t.Context(), `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions' AND name LIKE 'sessions_%' ORDER BY name`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -580,7 +566,23 @@ func TestRecoverableReadsIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	rows, err := s.r.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+d.Q.Recoverable, int64(1), 10)
+	plan := queryPlan(t, s, d.Q.Recoverable, int64(1), 10)
+	for _, want := range []string{"SCAN s USING INDEX sessions_held", "SCAN i USING COVERING INDEX inputs_pending"} {
+		if !slices.Contains(plan, want) {
+			t.Errorf("Recoverable's plan lacks %q: %q", want, plan)
+		}
+	}
+	for _, step := range plan {
+		if strings.HasPrefix(step, "SCAN s") && step != "SCAN s USING INDEX sessions_held" {
+			t.Errorf("Recoverable scans the sessions: %q in %q", step, plan)
+		}
+	}
+}
+
+// queryPlan is SQLite's plan of q with args, a step's detail per line.
+func queryPlan(t *testing.T, s *Store, q string, args ...any) []string {
+	t.Helper()
+	rows, err := s.r.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -597,14 +599,15 @@ func TestRecoverableReadsIndexes(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"SCAN s USING INDEX sessions_held", "SCAN i USING COVERING INDEX inputs_pending"} {
-		if !slices.Contains(plan, want) {
-			t.Errorf("Recoverable's plan lacks %q: %q", want, plan)
-		}
+	return plan
+}
+
+// newSession creates a session of user u, agent a, in s.
+func newSession(t *testing.T, s *Store) session.Key {
+	t.Helper()
+	rec, err := s.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "a"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, step := range plan {
-		if strings.HasPrefix(step, "SCAN s") && step != "SCAN s USING INDEX sessions_held" {
-			t.Errorf("Recoverable scans the sessions: %q in %q", step, plan)
-		}
-	}
+	return session.Key{UserID: "u", SessionID: rec.ID}
 }

@@ -51,11 +51,7 @@ func TestCheckpoints(t *testing.T) {
 		}
 		return fi.Size()
 	}
-	rec, err := s.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := session.Key{UserID: "u", SessionID: rec.ID}
+	k := newSession(t, s)
 	run, err := s.BeginRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)

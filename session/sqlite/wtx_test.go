@@ -80,11 +80,7 @@ func TestCloseGivesBackWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := s.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := session.Key{UserID: "u", SessionID: rec.ID}
+	k := newSession(t, s)
 	_, op, err := s.OpenRun(t.Context(), k, session.RunBegin{Owner: "o", TTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
@@ -130,11 +126,7 @@ func TestCloseDuringWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := s.CreateSession(t.Context(), session.NewSession{UserID: "u", AgentID: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := session.Key{UserID: "u", SessionID: rec.ID}
+	k := newSession(t, s)
 	const writers = 4
 	var wrote atomic.Int64
 	errs := make(chan error, writers)

@@ -17,6 +17,14 @@ const shot = (page, name) => page.screenshot({ path: join(artifacts, `${name}.pn
 
 const { browser, close } = await launch();
 let current;
+// openTab opens url in a new tab of the browser context c, its page
+// errors, console errors and requests to another origin watched.
+const openTab = async (c, url) => {
+  const p = await c.newPage();
+  watch(p, origin, failures);
+  await p.goto(url);
+  return p;
+};
 try {
   const ctx = await browser.newContext({ viewport: { width: 1100, height: 800 } });
   const page = await ctx.newPage();
@@ -122,9 +130,7 @@ try {
   step("the same session in two tabs: answered in one, closed in both");
   await send("save a note: two tabs");
   await approve.waitFor();
-  const other = await ctx.newPage();
-  watch(other, origin, failures);
-  await other.goto(page.url());
+  const other = await openTab(ctx, page.url());
   const approveOther = other.getByRole("button", { name: "Approve" });
   await approveOther.waitFor();
   await approveOther.click();
@@ -175,9 +181,7 @@ try {
   await extCall().and(page.locator("[data-state=submitted]")).waitFor();
   await extBadge(page, "awaiting external result");
   await shot(page, "06d-external-reloaded");
-  const second = await ctx.newPage();
-  watch(second, origin, failures);
-  await second.goto(page.url());
+  const second = await openTab(ctx, page.url());
   await extCard(second).waitFor();
   await extBadge(second, "awaiting external result");
   await shot(second, "06e-external-second-tab");
@@ -380,9 +384,7 @@ try {
     // More sessions than a page of the list: the one above is on the
     // second, and a new tab opens it by its URL all the same.
     for (let i = 0; i < 50; i++) await api(base, "POST", "/sessions/", { agent_id: "demo" });
-    const byURL = await ctx.newPage();
-    watch(byURL, origin, failures);
-    await byURL.goto(`${base}/#/sessions/${sid}`);
+    const byURL = await openTab(ctx, `${base}/#/sessions/${sid}`);
     await byURL.locator("article.msg.assistant").nth(1).waitFor();
     // The name comes with the session's entry, which the tab looks up
     // past the list's first page once the list is in.
@@ -432,9 +434,7 @@ try {
   step("light and dark follow the system");
   const scheme = async (colorScheme) => {
     const c = await browser.newContext({ colorScheme });
-    const p = await c.newPage();
-    watch(p, origin, failures);
-    await p.goto(base + "/");
+    const p = await openTab(c, base + "/");
     await messageBox(p).or(p.getByRole("button", { name: "New session" })).first().waitFor();
     const colors = await p.evaluate(() => [getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color]);
     if (colorScheme === "dark") await shot(p, "15-dark");

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/agentscope-go/agentscope/internal/realpath"
 )
@@ -371,11 +373,30 @@ var passwdFile = "/etc/passwd"
 
 // passwdHomes are the home directories the system's users file names:
 // the service accounts' homes lie outside /home (postgres's
-// /var/lib/postgresql holds its .pgpass). It is read at each call, so a
-// user added while the server runs is known; a file over 1 MB is read
-// to its first megabyte.
+// /var/lib/postgresql holds its .pgpass). A recursive Grep judges every
+// file it walks, so the file is read at most once a second (a user added
+// while the server runs is known a second later), and to its first
+// megabyte.
 func passwdHomes() []string {
-	f, err := os.Open(passwdFile)
+	passwd.mu.Lock()
+	defer passwd.mu.Unlock()
+	if passwd.path == passwdFile && time.Since(passwd.read) < time.Second {
+		return passwd.homes
+	}
+	passwd.path, passwd.read, passwd.homes = passwdFile, time.Now(), readPasswdHomes(passwdFile)
+	return passwd.homes
+}
+
+// passwd is passwdHomes' last read.
+var passwd struct {
+	mu    sync.Mutex
+	path  string
+	read  time.Time
+	homes []string
+}
+
+func readPasswdHomes(path string) []string {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
